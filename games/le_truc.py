@@ -1,0 +1,702 @@
+"""Le Truc as an OpenSpiel Python game (`python_le_truc`): one hand of the French bluffing game.
+
+Rules implemented (one game = one hand; scores and target only decide what a rest is worth):
+
+* Two players, 32 cards 7 8 9 T J Q K A in four suits. Strength, high to low: 7 8 A K Q J T 9;
+  suits never matter, equal ranks are equal. Three cards each, the rest is the talon.
+* Redeal (`max_redeals` > 0): before anything else the non-dealer says `Keep` or `Ask redeal`;
+  the dealer then says `Agree` or `Decline`. After `Agree` both hands are set aside unseen (each
+  player remembers his own) and new hands come from the talon; the question is asked again while
+  fewer than `max_redeals` redeals happened and the talon still holds two hands.
+* Tricks: the non-dealer leads the first; any card may be played. The higher rank wins; equal
+  ranks spoil the trick. The winner leads next; after a spoiled trick the same player leads.
+* Hand result, checked after every trick: two won tricks win; else one won and one spoiled trick
+  -> the earliest won trick's winner; after the last trick all spoiled -> void (nobody scores),
+  otherwise the earliest won trick's winner.
+* Stake: starts at 1 and climbs the ladder `stake_ladder` ("seed" 1 2 6 8 10 12, "plus_two"
+  1 2 4 6 8 10 12, "doubling" 1 2 4 8 12 — a named ladder continues its pattern and ends at the
+  target — or a custom list like `1:3:5:12`). At his own card turn, before playing, a player may
+  `Raise` (stake below the top, no rest agreed, no betting action yet at this card turn and, with
+  `alternate_raises`, not the maker of the most recent accepted raise). The opponent answers
+  `Accept` (stake goes up), `Refuse` (the raiser scores the stake before the proposal) or, with
+  `allow_counter_raise`, `Raise` (accept and propose the next value back). After acceptance the
+  player whose card turn it is plays a card or folds.
+* My rest (`allow_rest`): `Rest` is legal where `Raise` would be if the ladder were one step
+  longer. Answered by `Rest` (the hand now decides the match: its winner scores `target` minus
+  his own score, no more raises) or `Refuse` (the caller scores `target` minus his own score with
+  `rest_refusal`="match", or the current stake with "stake").
+* Fold (`allow_fold`): at his own card turn a player may `Fold`; the opponent scores the stake
+  (after an agreed rest: the match).
+* Information: bets, answers, redeal talk, played cards and trick results are public; a player
+  knows only his own hand and his own set-aside hand.
+
+Parameters: `target`=12, `score0`=0, `score1`=0, `dealer`=1 (player 0 is then the non-dealer and
+acts first), `stake_ladder`="seed", `alternate_raises`=true, `allow_counter_raise`=false,
+`allow_rest`=true, `rest_refusal`="match", `allow_fold`=true, `max_redeals`=1. Size parameters:
+`num_ranks` (keep the strongest N ranks, 1..8), `hand_size` (1..3), `isomorphic`.
+
+Chance: concrete mode deals one card per chance node (player 0's cards, then player 1's), uniform
+over the undealt cards. Isomorphic mode (suits dropped) deals whole hands of rank classes, one
+chance node per hand, each weighted by its exact number of concrete deals; `Play 7` stands for any
+card of rank 7. `isomorphic_information_state` and `isomorphic_action` map concrete states and
+actions to the isomorphic game, so an isomorphic strategy plays real cards.
+
+The rules live once, in `PublicState`: a machine over public information only (betting, played
+ranks, trick results, turn). The OpenSpiel state adds chance and the private hands, which decide
+only which card actions are legal.
+"""
+from __future__ import annotations
+
+import enum
+import math
+
+import numpy as np
+
+import pyspiel
+
+from games import cards, tricks
+
+# Player actions; card actions follow at CARD_ACTION_BASE + card (concrete) or + rank (isomorphic).
+KEEP, ASK_REDEAL, AGREE, DECLINE, RAISE, REST, ACCEPT, REFUSE, FOLD = range(9)
+CARD_ACTION_BASE = 9
+BETTING_ACTION_NAMES = (
+    "Keep", "Ask redeal", "Agree", "Decline", "Raise", "Rest", "Accept", "Refuse", "Fold")
+
+NUM_PLAYERS = 2
+SUITS_PER_RANK = 4
+STRENGTH_SCALE = "9TJQKA87"  # weakest first: 7 > 8 > A > K > Q > J > T > 9
+NAMED_LADDERS = {
+    # name: (opening values, step after them)
+    "seed": ((1, 2, 6), 2),
+    "plus_two": ((1, 2), 2),
+    "doubling": ((1, 2), None),  # None: keep doubling
+}
+REST_REFUSAL_RULES = ("match", "stake")
+
+_DEFAULT_PARAMS = {
+    "target": 12,
+    "score0": 0,
+    "score1": 0,
+    "dealer": 1,
+    "stake_ladder": "seed",
+    "alternate_raises": True,
+    "allow_counter_raise": False,
+    "allow_rest": True,
+    "rest_refusal": "match",
+    "allow_fold": True,
+    "max_redeals": 1,
+    "num_ranks": len(STRENGTH_SCALE),
+    "hand_size": 3,
+    "isomorphic": False,
+}
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name="python_le_truc",
+    long_name="Python Le Truc",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=NUM_PLAYERS,
+    min_num_players=NUM_PLAYERS,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=_DEFAULT_PARAMS,
+)
+
+
+def stake_ladder(name_or_list: str, target: int) -> tricks.Ladder:
+    """LT-7: the ladder named by `stake_ladder` for this target (ValueError if not allowed)."""
+    if name_or_list in NAMED_LADDERS:
+        opening, step = NAMED_LADDERS[name_or_list]
+        values = list(opening)
+        while values[-1] < target:
+            values.append(values[-1] + step if step else values[-1] * 2)
+        return tricks.Ladder(tuple(v for v in values if v < target) + (target,))
+    if ":" not in name_or_list and not name_or_list.isdigit():
+        raise ValueError(
+            f"stake_ladder={name_or_list!r} is unknown: allowed {', '.join(NAMED_LADDERS)} or a "
+            f"colon-separated list starting at 1, strictly increasing, ending at most at the "
+            f"target (e.g. 1:3:5:12)")
+    values = tricks.parse_ladder_list(name_or_list)
+    if values[0] != 1 or any(b <= a for a, b in zip(values, values[1:])) or values[-1] > target:
+        raise ValueError(
+            f"stake_ladder={name_or_list!r} is not allowed: a custom ladder must start at 1, "
+            f"increase strictly and end at most at target={target}")
+    return tricks.Ladder(values)
+
+
+class Rules:
+    """Validated parameters of one Le Truc game and what follows from them."""
+
+    def __init__(self, params: dict):
+        p = {**_DEFAULT_PARAMS, **params}
+        _require(p["target"] >= 1, "target", p["target"], "a whole number >= 1")
+        for name in ("score0", "score1"):
+            _require(0 <= p[name] < p["target"], name, p[name],
+                     f"0 <= {name} < target={p['target']}")
+        _require(p["dealer"] in (0, 1), "dealer", p["dealer"], "0 or 1")
+        _require(p["rest_refusal"] in REST_REFUSAL_RULES, "rest_refusal", p["rest_refusal"],
+                 " or ".join(REST_REFUSAL_RULES))
+        _require(p["max_redeals"] >= 0, "max_redeals", p["max_redeals"], "a whole number >= 0")
+        _require(1 <= p["num_ranks"] <= len(STRENGTH_SCALE), "num_ranks", p["num_ranks"],
+                 f"1..{len(STRENGTH_SCALE)}")
+        _require(1 <= p["hand_size"] <= 3, "hand_size", p["hand_size"], "1..3")
+        _require(2 * p["hand_size"] <= SUITS_PER_RANK * p["num_ranks"], "hand_size",
+                 p["hand_size"], f"at most {SUITS_PER_RANK * p['num_ranks'] // 2} cards for "
+                 f"num_ranks={p['num_ranks']} (two hands must fit in the deck)")
+        self.params = p
+        self.target = p["target"]
+        self.scores = (p["score0"], p["score1"])
+        self.dealer = p["dealer"]
+        self.non_dealer = 1 - p["dealer"]
+        self.ladder = stake_ladder(p["stake_ladder"], p["target"])
+        self.alternate_raises = p["alternate_raises"]
+        self.allow_counter_raise = p["allow_counter_raise"]
+        self.allow_rest = p["allow_rest"]
+        self.rest_refusal = p["rest_refusal"]
+        self.allow_fold = p["allow_fold"]
+        self.max_redeals = p["max_redeals"]
+        self.hand_size = p["hand_size"]
+        self.isomorphic = p["isomorphic"]
+        self.deck = cards.Deck(cards.strongest_ranks(STRENGTH_SCALE, p["num_ranks"]))
+        self.hand_classes = cards.rank_multisets(self.deck.num_ranks, self.hand_size,
+                                                 SUITS_PER_RANK)
+
+    def redeal_possible(self, redeals_done: int) -> bool:
+        """LT-4: another redeal may be asked for (limit not reached, talon holds two hands)."""
+        talon = self.deck.num_cards - 2 * self.hand_size * (redeals_done + 1)
+        return redeals_done < self.max_redeals and talon >= 2 * self.hand_size
+
+    @property
+    def num_card_items(self) -> int:
+        """Distinct card actions: one per card, or one per rank in isomorphic mode."""
+        return self.deck.num_ranks if self.isomorphic else self.deck.num_cards
+
+    def rank_of(self, item: int) -> int:
+        """Rank class (= strength) of a card item (card number, or rank in isomorphic mode)."""
+        return item if self.isomorphic else self.deck.rank_index(item)
+
+    def max_utility(self) -> int:
+        rest_value = self.target - min(self.scores) if self.allow_rest else 0
+        return max(self.ladder.top, rest_value)
+
+    def max_betting_actions_per_card_turn(self) -> int:
+        """A bet, its chain of answers (counter-raises climb the ladder), then the card or fold."""
+        return 1 + len(self.ladder.values) + 1 + 1
+
+    def max_game_length(self) -> int:
+        redeal_talk = 2 * self.max_redeals + 1
+        return redeal_talk + 2 * self.hand_size * self.max_betting_actions_per_card_turn()
+
+
+def _require(ok: bool, name: str, value, allowed: str) -> None:
+    if not ok:
+        raise ValueError(f"{name}={value!r} is not allowed: {allowed}")
+
+
+class Phase(enum.IntEnum):
+    DEAL = 0  # chance deals hands (private)
+    REDEAL_ASK = 1  # non-dealer: Keep or Ask redeal
+    REDEAL_ANSWER = 2  # dealer: Agree or Decline
+    PLAY = 3  # card turns, bets and answers
+    OVER = 4
+
+
+class PublicState:
+    """LT-1..LT-9 over public information only.
+
+    Card plays are ranks (`play`); whether a rank can be played is for the caller to decide
+    from the private hand. `legal_actions` lists the non-card actions; at a card turn
+    (`is_card_turn`) the player may also play any card he holds.
+    """
+
+    __slots__ = ("rules", "phase", "redeals", "leader", "card_player", "to_act", "trick",
+                 "trick_winners", "stake", "pending", "proposer", "last_raiser",
+                 "bet_this_turn", "rest_agreed", "winner", "points")
+
+    def __init__(self, rules: Rules):
+        self.rules = rules
+        self.phase = Phase.DEAL
+        self.redeals = 0
+        self.leader = rules.non_dealer
+        self.card_player = rules.non_dealer
+        self.to_act = rules.non_dealer
+        self.trick: tuple[tricks.Play, ...] = ()
+        self.trick_winners: tuple[int, ...] = ()
+        self.stake = 1
+        self.pending = None  # RAISE or REST while a proposal awaits its answer
+        self.proposer = -1
+        self.last_raiser = -1  # maker of the most recent accepted raise
+        self.bet_this_turn = False
+        self.rest_agreed = False
+        self.winner = -1  # scoring player, or tricks.ALL_TIED for a void hand
+        self.points = 0
+
+    def clone(self) -> PublicState:
+        other = PublicState.__new__(PublicState)
+        for name in PublicState.__slots__:
+            setattr(other, name, getattr(self, name))
+        return other
+
+    def key(self) -> tuple:
+        """Everything that decides the future of the hand (and nothing else)."""
+        return tuple(getattr(self, name) for name in PublicState.__slots__[1:])
+
+    # --- queries -----------------------------------------------------------------------------
+    def is_over(self) -> bool:
+        return self.phase == Phase.OVER
+
+    def is_card_turn(self) -> bool:
+        return self.phase == Phase.PLAY and self.pending is None
+
+    def _may_bet(self) -> bool:
+        """LT-7 conditions shared by Raise and Rest (LT-8), ladder aside."""
+        rules = self.rules
+        return (not self.rest_agreed and not self.bet_this_turn
+                and not (rules.alternate_raises and self.last_raiser == self.card_player))
+
+    def legal_actions(self) -> list[int]:
+        """Non-card actions of the player to act, ascending."""
+        rules = self.rules
+        if self.phase == Phase.REDEAL_ASK:
+            return [KEEP, ASK_REDEAL]
+        if self.phase == Phase.REDEAL_ANSWER:
+            return [AGREE, DECLINE]
+        if self.phase != Phase.PLAY:
+            return []
+        if self.pending == REST:
+            return [REST, REFUSE]
+        if self.pending == RAISE:
+            counter = (rules.allow_counter_raise
+                       and rules.ladder.next_value(self._proposed_value()) is not None)
+            return [RAISE, ACCEPT, REFUSE] if counter else [ACCEPT, REFUSE]
+        actions = []
+        if self._may_bet() and rules.ladder.next_value(self.stake) is not None:
+            actions.append(RAISE)
+        if self._may_bet() and rules.allow_rest:
+            actions.append(REST)
+        if rules.allow_fold:
+            actions.append(FOLD)
+        return actions
+
+    def _proposed_value(self) -> int:
+        return self.rules.ladder.next_value(self.stake)
+
+    # --- transitions -------------------------------------------------------------------------
+    def hands_dealt(self) -> None:
+        """Chance finished dealing: redeal talk if possible, else play."""
+        if self.rules.redeal_possible(self.redeals):
+            self.phase, self.to_act = Phase.REDEAL_ASK, self.rules.non_dealer
+        else:
+            self._start_play()
+
+    def _start_play(self) -> None:
+        self.phase = Phase.PLAY
+        self.to_act = self.card_player = self.leader = self.rules.non_dealer
+
+    def apply(self, action: int) -> None:
+        """Applies a non-card action (assumed legal)."""
+        rules = self.rules
+        if action == KEEP or action == DECLINE:
+            self._start_play()
+        elif action == ASK_REDEAL:
+            self.phase, self.to_act = Phase.REDEAL_ANSWER, rules.dealer
+        elif action == AGREE:
+            self.phase, self.redeals = Phase.DEAL, self.redeals + 1
+        elif action == FOLD:
+            opponent = 1 - self.card_player
+            self._end(opponent, self._match_points(opponent) if self.rest_agreed else self.stake)
+        elif self.pending is None:  # Raise or Rest at a card turn
+            self.pending, self.proposer, self.bet_this_turn = action, self.card_player, True
+            self.to_act = 1 - self.card_player
+        elif action == ACCEPT:
+            self.stake, self.last_raiser = self._proposed_value(), self.proposer
+            self._close_proposal()
+        elif action == RAISE:  # counter-raise: accept, then propose the next value back
+            self.stake, self.last_raiser = self._proposed_value(), self.proposer
+            self.proposer, self.to_act = self.to_act, self.proposer
+        elif action == REST:  # rest matched
+            self.rest_agreed = True
+            self._close_proposal()
+        elif action == REFUSE:
+            self._end(self.proposer, self._refusal_points())
+
+    def _close_proposal(self) -> None:
+        self.pending, self.proposer, self.to_act = None, -1, self.card_player
+
+    def _refusal_points(self) -> int:
+        if self.pending == REST and self.rules.rest_refusal == "match":
+            return self._match_points(self.proposer)
+        return self.stake
+
+    def _match_points(self, player: int) -> int:
+        return self.rules.target - self.rules.scores[player]
+
+    def play(self, rank: int) -> None:
+        """The card player plays a card of this rank (LT-5, LT-6)."""
+        self.trick += (tricks.Play(self.card_player, self.card_player, rank),)
+        self.bet_this_turn = False
+        if len(self.trick) < NUM_PLAYERS:
+            self.card_player = self.to_act = 1 - self.card_player
+            return
+        self.trick_winners += (tricks.trick_winner(self.trick),)
+        self.leader = self.card_player = self.to_act = tricks.next_leader(self.trick)
+        self.trick = ()
+        result = tricks.hand_result(self.trick_winners, self.rules.hand_size)
+        if result == tricks.ALL_TIED:
+            self._end(tricks.ALL_TIED, 0)
+        elif result != tricks.UNDECIDED:
+            self._end(result, self._match_points(result) if self.rest_agreed else self.stake)
+
+    def _end(self, winner: int, points: int) -> None:
+        self.phase, self.winner, self.points = Phase.OVER, winner, points
+        self.to_act = -1
+
+    def returns(self) -> list[float]:
+        """Zero-sum points of the hand: the scorer +points, the other -points."""
+        if self.phase != Phase.OVER or self.winner == tricks.ALL_TIED:
+            return [0.0, 0.0]
+        result = [float(-self.points)] * NUM_PLAYERS
+        result[self.winner] = float(self.points)
+        return result
+
+
+class LeTrucGame(pyspiel.Game):
+    """One hand of Le Truc (see the module docstring for rules and parameters)."""
+
+    def __init__(self, params=None):
+        self.rules = Rules(params or {})
+        rules = self.rules
+        max_utility = float(rules.max_utility())
+        game_info = pyspiel.GameInfo(
+            num_distinct_actions=CARD_ACTION_BASE + rules.num_card_items,
+            # one card per node, or one whole hand (a rank multiset) per node
+            max_chance_outcomes=(len(rules.hand_classes) if rules.isomorphic
+                                 else rules.deck.num_cards),
+            num_players=NUM_PLAYERS,
+            min_utility=-max_utility,  # a lost rest: target minus the lower score
+            max_utility=max_utility,
+            utility_sum=0.0,
+            max_game_length=rules.max_game_length())
+        super().__init__(_GAME_TYPE, game_info, params or {})
+
+    def new_initial_state(self):
+        return LeTrucState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        return LeTrucObserver(
+            iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.rules, params)
+
+
+class LeTrucState(pyspiel.State):
+    """A hand in progress: the public machine plus chance and the private hands."""
+
+    def __init__(self, game: LeTrucGame):
+        super().__init__(game)
+        rules = game.rules
+        self.rules = rules
+        self.public = PublicState(rules)
+        self.hands = [[], []]  # unplayed card items per player, sorted
+        self.dealt_hands = [[], []]  # every hand each player was dealt, in order (his memory)
+        self.undealt = (tuple([SUITS_PER_RANK] * rules.deck.num_ranks) if rules.isomorphic
+                        else tuple(range(rules.deck.num_cards)))
+        self.history_items = []  # public actions: (player, action)
+
+    def __deepcopy__(self, memo):
+        """Fast clone (OpenSpiel clones Python states with deepcopy)."""
+        other = LeTrucState.__new__(LeTrucState)
+        pyspiel.State.__init__(other, self.get_game())
+        other.rules = self.rules
+        other.public = self.public.clone()
+        other.hands = [list(hand) for hand in self.hands]
+        other.dealt_hands = [list(hands) for hands in self.dealt_hands]
+        other.undealt = self.undealt
+        other.history_items = list(self.history_items)
+        return other
+
+    # --- chance ------------------------------------------------------------------------------
+    def _dealing_player(self) -> int:
+        """Who receives cards next (player 0's hand first), given hands are being dealt."""
+        return 0 if len(self.hands[0]) < self.rules.hand_size else 1
+
+    def chance_outcomes(self):
+        """Concrete: each undealt card, uniform. Isomorphic: each hand class, exact weights."""
+        if not self.rules.isomorphic:
+            probability = 1.0 / len(self.undealt)
+            return [(card, probability) for card in self.undealt]
+        talon = sum(self.undealt)
+        total = math.comb(talon, self.rules.hand_size)
+        outcomes = []
+        for index, hand in enumerate(self.rules.hand_classes):
+            weight = cards.multiset_weight(hand, self.undealt)
+            if weight:
+                outcomes.append((index, weight / total))
+        return outcomes
+
+    def _apply_deal(self, outcome: int) -> None:
+        player = self._dealing_player()
+        if self.rules.isomorphic:
+            hand = self.rules.hand_classes[outcome]
+            counts = cards.rank_counts(hand, self.rules.deck.num_ranks)
+            self.undealt = tuple(a - c for a, c in zip(self.undealt, counts))
+            self.hands[player] = list(hand)
+        else:
+            self.undealt = tuple(card for card in self.undealt if card != outcome)
+            self.hands[player] = sorted(self.hands[player] + [outcome])
+        if len(self.hands[player]) == self.rules.hand_size:
+            self.dealt_hands[player].append(tuple(self.hands[player]))
+            if player == 1:
+                self.public.hands_dealt()
+
+    # --- OpenSpiel hooks ---------------------------------------------------------------------
+    def current_player(self):
+        if self.public.is_over():
+            return pyspiel.PlayerId.TERMINAL
+        if self.public.phase == Phase.DEAL:
+            return pyspiel.PlayerId.CHANCE
+        return self.public.to_act
+
+    def _legal_actions(self, player):
+        actions = self.public.legal_actions()
+        if self.public.is_card_turn():
+            actions += sorted({CARD_ACTION_BASE + item for item in self.hands[player]})
+        return sorted(actions)
+
+    def _apply_action(self, action):
+        if self.public.phase == Phase.DEAL:
+            if action not in {outcome for outcome, _ in self.chance_outcomes()}:
+                raise ValueError(f"chance outcome {action} is not possible here")
+            self._apply_deal(action)
+            return
+        player = self.public.to_act
+        if action not in self._legal_actions(player):
+            raise ValueError(
+                f"action {action} ({self._action_to_string(player, action)}) is not legal for "
+                f"player {player} here; legal: "
+                f"{[self._action_to_string(player, a) for a in self._legal_actions(player)]}")
+        self.history_items.append((player, action))
+        if action >= CARD_ACTION_BASE:
+            item = action - CARD_ACTION_BASE
+            self.hands[player].remove(item)
+            self.public.play(self.rules.rank_of(item))
+        else:
+            self.public.apply(action)
+            if action == AGREE:
+                self.hands = [[], []]
+
+    def _action_to_string(self, player, action):
+        return action_name(self.rules, player, action, self._card_name)
+
+    def _card_name(self, item: int) -> str:
+        """`7s` for a concrete card, `7` for a rank class."""
+        return self.rules.deck.rank_name(item) if self.rules.isomorphic else \
+            self.rules.deck.name(item)
+
+    def is_terminal(self):
+        return self.public.is_over()
+
+    def returns(self):
+        return self.public.returns()
+
+    def subtree_key(self):
+        """Hashable key: states with equal keys have identical subtrees (players, legal actions,
+        chance outcomes and probabilities, returns). Everything after the first deal that is
+        not a redeal deal is public."""
+        return (self.public.key(), tuple(map(tuple, self.hands)), self.undealt)
+
+    def __str__(self):
+        hands = " / ".join(" ".join(self._card_name(i) for i in hand) for hand in self.hands)
+        history = ", ".join(f"{p}:{self._action_to_string(p, a)}" for p, a in self.history_items)
+        return f"hands {hands} | {history}"
+
+
+def action_name(rules: Rules, player: int, action: int, card_name) -> str:
+    """Action strings of RULES.md: `Raise`, `Play 7s`, `Deal 7s`, `Deal 7 7 A` (isomorphic)."""
+    if player == pyspiel.PlayerId.CHANCE:
+        if rules.isomorphic:
+            return "Deal " + " ".join(rules.deck.rank_name(r)
+                                      for r in reversed(rules.hand_classes[action]))
+        return "Deal " + rules.deck.name(action)
+    if action < CARD_ACTION_BASE:
+        return BETTING_ACTION_NAMES[action]
+    return "Play " + card_name(action - CARD_ACTION_BASE)
+
+
+def _hand_text(hand, card_name) -> str:
+    """A hand strongest card first."""
+    return " ".join(card_name(item) for item in sorted(hand, reverse=True))
+
+
+def information_state(state: LeTrucState, player: int, card_name) -> str:
+    """`p0 | hand 7s As 9d | 0:Ask redeal, 1:Agree | hand 8c Jd Qh | 0:Raise, 1:Accept, ...`.
+
+    Own hands appear where they were dealt (after the deal that created them), public actions in
+    order; the opponent's cards appear only when played.
+    """
+    rules = state.rules
+    dealt = state.dealt_hands[player]
+    parts = [f"p{player}"]
+    if dealt:
+        parts.append("hand " + _hand_text(dealt[0], card_name))
+    segment, hands_shown = [], 1
+    for actor, action in state.history_items:
+        segment.append(f"{actor}:{action_name(rules, actor, action, card_name)}")
+        if action == AGREE and hands_shown < len(dealt):
+            parts.append(", ".join(segment))
+            parts.append("hand " + _hand_text(dealt[hands_shown], card_name))
+            segment, hands_shown = [], hands_shown + 1
+    if segment:
+        parts.append(", ".join(segment))
+    return " | ".join(parts)
+
+
+def isomorphic_information_state(state: LeTrucState, player: int) -> str:
+    """The information state a concrete `state` has in the isomorphic game (suits dropped)."""
+    return information_state(state, player, lambda item: state.rules.deck.rank_name(
+        state.rules.rank_of(item)))
+
+
+def isomorphic_action(rules: Rules, action: int) -> int:
+    """The isomorphic game's action for a concrete player action (`Play 7s` -> `Play 7`)."""
+    if action < CARD_ACTION_BASE:
+        return action
+    return CARD_ACTION_BASE + rules.deck.rank_index(action - CARD_ACTION_BASE)
+
+
+class LeTrucObserver:
+    """Observer (PyObserver interface): information state (perfect recall) or observation."""
+
+    def __init__(self, iig_obs_type, rules: Rules, params):
+        if params:
+            raise ValueError(f"observation parameters are not supported; passed {params}")
+        self.rules = rules
+        self.perfect_recall = iig_obs_type.perfect_recall
+        self.private = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
+        self.public = iig_obs_type.public_info
+        items = rules.num_card_items
+        num_actions = CARD_ACTION_BASE + items
+        pieces = [("player", NUM_PLAYERS, (NUM_PLAYERS,))]
+        if self.perfect_recall:
+            if self.private:
+                hands = rules.max_redeals + 1
+                pieces.append(("hands", hands * items, (hands, items)))
+            if self.public:
+                length = rules.max_game_length()
+                pieces.append(("history", length * NUM_PLAYERS * num_actions,
+                               (length, NUM_PLAYERS, num_actions)))
+        else:
+            if self.private:
+                pieces.append(("hand", items, (items,)))
+            if self.public:
+                tricks_, ladder = rules.hand_size, len(rules.ladder.values)
+                pieces += [
+                    ("table", tricks_ * NUM_PLAYERS * items, (tricks_, NUM_PLAYERS, items)),
+                    ("trick_winner", tricks_ * 3, (tricks_, 3)),  # player 0, player 1, spoiled
+                    ("stake", ladder, (ladder,)),
+                    ("proposal", 2, (2,)),  # raise pending, rest pending
+                    ("rest_agreed", 1, (1,)),
+                    ("to_play_card", NUM_PLAYERS, (NUM_PLAYERS,)),
+                ]
+        self.tensor = np.zeros(sum(size for _, size, _ in pieces), np.float32)
+        self.dict = {}
+        index = 0
+        for name, size, shape in pieces:
+            self.dict[name] = self.tensor[index:index + size].reshape(shape)
+            index += size
+
+    def set_from(self, state: LeTrucState, player: int):
+        """Fills the tensor with what `player` knows (or sees now) in `state`."""
+        self.tensor.fill(0)
+        self.dict["player"][player] = 1
+        if "hands" in self.dict:
+            for slot, hand in enumerate(state.dealt_hands[player]):
+                for item in hand:
+                    self.dict["hands"][slot, item] += 1
+        if "history" in self.dict:
+            for turn, (actor, action) in enumerate(state.history_items):
+                self.dict["history"][turn, actor, action] = 1
+        if "hand" in self.dict:
+            for item in state.hands[player]:
+                self.dict["hand"][item] += 1
+        if "table" in self.dict:
+            self._set_table(state)
+
+    def _set_table(self, state: LeTrucState):
+        public = state.public
+        trick, seats = 0, 0
+        for actor, action in state.history_items:
+            if action >= CARD_ACTION_BASE:
+                self.dict["table"][trick, actor, action - CARD_ACTION_BASE] += 1
+                seats += 1
+                if seats == NUM_PLAYERS:
+                    trick, seats = trick + 1, 0
+        for index, winner in enumerate(public.trick_winners):
+            self.dict["trick_winner"][index, 2 if winner == tricks.TIE else winner] = 1
+        self.dict["stake"][self.rules.ladder.values.index(public.stake)] = 1
+        if public.pending is not None:
+            self.dict["proposal"][0 if public.pending == RAISE else 1] = 1
+        self.dict["rest_agreed"][0] = float(public.rest_agreed)
+        if public.is_card_turn():
+            self.dict["to_play_card"][public.card_player] = 1
+
+    def string_from(self, state: LeTrucState, player: int) -> str:
+        """Information state string, or a readable table view of what `player` sees now."""
+        if self.perfect_recall:
+            return information_state(state, player, state._card_name)
+        return observation(state, player)
+
+
+def observation(state: LeTrucState, player: int) -> str:
+    """`P0 | hand: 7s Ah | stake 2 | T1: 9d>8c | T2: Kh | raise to 6? | P1 to play`."""
+    public, name = state.public, state._card_name
+    parts = [f"P{player}", "hand: " + (_hand_text(state.hands[player], name) or "-")]
+    stake = f"stake {public.stake}" + (" (rest agreed)" if public.rest_agreed else "")
+    parts.append(stake)
+    parts += _trick_lines(state)
+    parts.append(_turn_line(state))
+    return " | ".join(parts)
+
+
+def _trick_lines(state: LeTrucState) -> list[str]:
+    """`T1: 9d>8c` (first card won), `<` (second won), `=` (spoiled); the open trick as `T2: Kh`."""
+    plays = [(actor, action - CARD_ACTION_BASE) for actor, action in state.history_items
+             if action >= CARD_ACTION_BASE]
+    lines = []
+    for index in range(0, len(plays), NUM_PLAYERS):
+        trick = plays[index:index + NUM_PLAYERS]
+        cards_ = [state._card_name(item) for _, item in trick]
+        number = index // NUM_PLAYERS
+        if len(trick) < NUM_PLAYERS:
+            lines.append(f"T{number + 1}: {cards_[0]}")
+            continue
+        winner = state.public.trick_winners[number]
+        symbol = "=" if winner == tricks.TIE else (">" if winner == trick[0][0] else "<")
+        lines.append(f"T{number + 1}: {cards_[0]}{symbol}{cards_[1]}")
+    return lines
+
+
+def _turn_line(state: LeTrucState) -> str:
+    public = state.public
+    if public.is_over():
+        if public.winner == tricks.ALL_TIED:
+            return "void hand"
+        return f"P{public.winner} scores {public.points}"
+    if public.phase == Phase.DEAL:
+        return "dealing"
+    if public.phase == Phase.REDEAL_ASK:
+        return f"P{public.to_act}: keep or ask redeal?"
+    if public.phase == Phase.REDEAL_ANSWER:
+        return f"P{public.to_act}: agree to redeal?"
+    if public.pending == RAISE:
+        return (f"P{public.proposer} raises to {public.rules.ladder.next_value(public.stake)}, "
+                f"P{public.to_act} to answer")
+    if public.pending == REST:
+        return f"P{public.proposer} calls rest, P{public.to_act} to answer"
+    return f"P{public.to_act} to play"
+
+
+pyspiel.register_game(_GAME_TYPE, LeTrucGame)

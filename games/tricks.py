@@ -1,0 +1,104 @@
+"""Shared rules of the Truc family: tricks, the hand result, and the raise ladder.
+
+These pieces know nothing of private hands or chance. A game's *public-state machine* (betting,
+played cards, trick results, turn) is built from them, and the private hands only decide which
+card actions are legal; the OpenSpiel game wraps the machine with chance and players, and a
+solver can walk the same public states with vectors of hands (DESIGN.md, data flow).
+
+Sides, not seats, win tricks: in a 2-player game side = seat; with partnerships (Truco, 4
+players) a side is a team. Cards are compared by an integer *strength* chosen by the game (Le
+Truc: the rank class; Truco: the vira-dependent scale with covered cards at 0).
+
+* `trick_winner` / `next_leader`: LT-5 and TP-8 (highest strength wins; equal tops of different
+  sides tie, "spoil"; the winning card's player leads next, after a tie the player of the first
+  top card, i.e. in 2-player play the leader of the tied trick).
+* `hand_result`: LT-6 = TP-9, checked after every trick.
+* `Ladder`: the strictly increasing stake values (LT-7, TP-10).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+TIE = -1  # a spoiled (Le Truc) or tied (Truco) trick
+UNDECIDED = -2  # hand_result: play the next trick
+ALL_TIED = -3  # hand_result: every trick tied; the game applies its own rule (void, dealer, mão)
+
+
+@dataclass(frozen=True)
+class Play:
+    """One card on the table: who played it, for which side, and how strong it is."""
+
+    seat: int
+    side: int
+    strength: int
+
+
+def _top_plays(plays: Sequence[Play]) -> list[Play]:
+    top = max(play.strength for play in plays)
+    return [play for play in plays if play.strength == top]
+
+
+def trick_winner(plays: Sequence[Play]) -> int:
+    """Side that wins a complete trick, or TIE when the top strength is held by two sides."""
+    sides = {play.side for play in _top_plays(plays)}
+    return sides.pop() if len(sides) == 1 else TIE
+
+
+def next_leader(plays: Sequence[Play]) -> int:
+    """Seat that leads the next trick: the first top card's player (the winner, or after a tie
+    the first of the tied top cards, which in 2-player play is the tied trick's leader)."""
+    return _top_plays(plays)[0].seat
+
+
+def hand_result(trick_winners: Sequence[int], hand_size: int) -> int:
+    """LT-6 / TP-9: the winning side, ALL_TIED, or UNDECIDED (play on).
+
+    1. a side with 2 won tricks wins;
+    2. else, if a trick was won and one tied, the winner of the earliest won trick wins;
+    3. else, after the last trick: all tied -> ALL_TIED, otherwise the earliest winner wins;
+    4. else the next trick is played.
+    """
+    won = [winner for winner in trick_winners if winner != TIE]
+    for side in set(won):
+        if won.count(side) >= 2:
+            return side
+    if won and len(won) < len(trick_winners):
+        return won[0]
+    if len(trick_winners) >= hand_size:
+        return won[0] if won else ALL_TIED
+    return UNDECIDED
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """Strictly increasing stake values starting at 1; `values[-1]` is the top."""
+
+    values: tuple[int, ...]
+
+    def __post_init__(self):
+        values = self.values
+        if not values or values[0] != 1 or any(b <= a for a, b in zip(values, values[1:])):
+            raise ValueError(f"stake ladder {list(values)} must start at 1 and increase strictly")
+
+    @property
+    def top(self) -> int:
+        return self.values[-1]
+
+    def next_value(self, stake: int) -> int | None:
+        """The value a raise from `stake` proposes, or None at the top."""
+        position = self.values.index(stake)
+        return self.values[position + 1] if position + 1 < len(self.values) else None
+
+    def __str__(self) -> str:
+        return ":".join(map(str, self.values))
+
+
+def parse_ladder_list(text: str, parameter: str = "stake_ladder") -> tuple[int, ...]:
+    """Parses a colon-separated list of stake values such as `1:3:5:12`."""
+    try:
+        return tuple(int(part) for part in text.split(":"))
+    except ValueError:
+        raise ValueError(
+            f"{parameter}={text!r} is not a colon-separated list of whole numbers "
+            f"(e.g. 1:3:5:12)") from None
