@@ -166,6 +166,10 @@ class Rules:
         self.hand_classes = cards.rank_multisets(self.deck.num_ranks, self.hand_size,
                                                  SUITS_PER_RANK)
 
+    def __deepcopy__(self, memo):
+        """Rules are immutable: clones of a state share them (OpenSpiel deep-copies states)."""
+        return self
+
     def redeal_possible(self, redeals_done: int) -> bool:
         """LT-4: another redeal may be asked for (limit not reached, talon holds two hands)."""
         talon = self.deck.num_cards - 2 * self.hand_size * (redeals_done + 1)
@@ -241,6 +245,8 @@ class PublicState:
         for name in PublicState.__slots__:
             setattr(other, name, getattr(self, name))
         return other
+
+    __deepcopy__ = lambda self, memo: self.clone()  # OpenSpiel deep-copies states to clone them
 
     def key(self) -> tuple:
         """Everything that decides the future of the hand (and nothing else)."""
@@ -392,6 +398,28 @@ class LeTrucGame(pyspiel.Game):
             iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.rules, params)
 
 
+class CardRecord:
+    """Who holds which cards, what is undealt, and the public actions so far."""
+
+    __slots__ = ("hands", "dealt_hands", "undealt", "history_items")
+
+    def __init__(self, rules: Rules):
+        self.hands = [[], []]  # unplayed card items per player, sorted
+        self.dealt_hands = [[], []]  # every hand each player was dealt, in order (his memory)
+        self.undealt = (tuple([SUITS_PER_RANK] * rules.deck.num_ranks) if rules.isomorphic
+                        else tuple(range(rules.deck.num_cards)))
+        self.history_items = []  # public actions: (player, action)
+
+    def __deepcopy__(self, memo):
+        """Fast copy (OpenSpiel deep-copies states to clone them); tuples inside are shared."""
+        other = CardRecord.__new__(CardRecord)
+        other.hands = [list(hand) for hand in self.hands]
+        other.dealt_hands = [list(hands) for hands in self.dealt_hands]
+        other.undealt = self.undealt
+        other.history_items = list(self.history_items)
+        return other
+
+
 class LeTrucState(pyspiel.State):
     """A hand in progress: the public machine plus chance and the private hands."""
 
@@ -400,39 +428,23 @@ class LeTrucState(pyspiel.State):
         rules = game.rules
         self.rules = rules
         self.public = PublicState(rules)
-        self.hands = [[], []]  # unplayed card items per player, sorted
-        self.dealt_hands = [[], []]  # every hand each player was dealt, in order (his memory)
-        self.undealt = (tuple([SUITS_PER_RANK] * rules.deck.num_ranks) if rules.isomorphic
-                        else tuple(range(rules.deck.num_cards)))
-        self.history_items = []  # public actions: (player, action)
-
-    def __deepcopy__(self, memo):
-        """Fast clone (OpenSpiel clones Python states with deepcopy)."""
-        other = LeTrucState.__new__(LeTrucState)
-        pyspiel.State.__init__(other, self.get_game())
-        other.rules = self.rules
-        other.public = self.public.clone()
-        other.hands = [list(hand) for hand in self.hands]
-        other.dealt_hands = [list(hands) for hands in self.dealt_hands]
-        other.undealt = self.undealt
-        other.history_items = list(self.history_items)
-        return other
+        self.record = CardRecord(rules)
 
     # --- chance ------------------------------------------------------------------------------
     def _dealing_player(self) -> int:
         """Who receives cards next (player 0's hand first), given hands are being dealt."""
-        return 0 if len(self.hands[0]) < self.rules.hand_size else 1
+        return 0 if len(self.record.hands[0]) < self.rules.hand_size else 1
 
     def chance_outcomes(self):
         """Concrete: each undealt card, uniform. Isomorphic: each hand class, exact weights."""
         if not self.rules.isomorphic:
-            probability = 1.0 / len(self.undealt)
-            return [(card, probability) for card in self.undealt]
-        talon = sum(self.undealt)
+            probability = 1.0 / len(self.record.undealt)
+            return [(card, probability) for card in self.record.undealt]
+        talon = sum(self.record.undealt)
         total = math.comb(talon, self.rules.hand_size)
         outcomes = []
         for index, hand in enumerate(self.rules.hand_classes):
-            weight = cards.multiset_weight(hand, self.undealt)
+            weight = cards.multiset_weight(hand, self.record.undealt)
             if weight:
                 outcomes.append((index, weight / total))
         return outcomes
@@ -442,13 +454,13 @@ class LeTrucState(pyspiel.State):
         if self.rules.isomorphic:
             hand = self.rules.hand_classes[outcome]
             counts = cards.rank_counts(hand, self.rules.deck.num_ranks)
-            self.undealt = tuple(a - c for a, c in zip(self.undealt, counts))
-            self.hands[player] = list(hand)
+            self.record.undealt = tuple(a - c for a, c in zip(self.record.undealt, counts))
+            self.record.hands[player] = list(hand)
         else:
-            self.undealt = tuple(card for card in self.undealt if card != outcome)
-            self.hands[player] = sorted(self.hands[player] + [outcome])
-        if len(self.hands[player]) == self.rules.hand_size:
-            self.dealt_hands[player].append(tuple(self.hands[player]))
+            self.record.undealt = tuple(card for card in self.record.undealt if card != outcome)
+            self.record.hands[player] = sorted(self.record.hands[player] + [outcome])
+        if len(self.record.hands[player]) == self.rules.hand_size:
+            self.record.dealt_hands[player].append(tuple(self.record.hands[player]))
             if player == 1:
                 self.public.hands_dealt()
 
@@ -463,7 +475,7 @@ class LeTrucState(pyspiel.State):
     def _legal_actions(self, player):
         actions = self.public.legal_actions()
         if self.public.is_card_turn():
-            actions += sorted({CARD_ACTION_BASE + item for item in self.hands[player]})
+            actions += sorted({CARD_ACTION_BASE + item for item in self.record.hands[player]})
         return sorted(actions)
 
     def _apply_action(self, action):
@@ -478,15 +490,15 @@ class LeTrucState(pyspiel.State):
                 f"action {action} ({self._action_to_string(player, action)}) is not legal for "
                 f"player {player} here; legal: "
                 f"{[self._action_to_string(player, a) for a in self._legal_actions(player)]}")
-        self.history_items.append((player, action))
+        self.record.history_items.append((player, action))
         if action >= CARD_ACTION_BASE:
             item = action - CARD_ACTION_BASE
-            self.hands[player].remove(item)
+            self.record.hands[player].remove(item)
             self.public.play(self.rules.rank_of(item))
         else:
             self.public.apply(action)
             if action == AGREE:
-                self.hands = [[], []]
+                self.record.hands = [[], []]
 
     def _action_to_string(self, player, action):
         return action_name(self.rules, player, action, self._card_name)
@@ -506,11 +518,11 @@ class LeTrucState(pyspiel.State):
         """Hashable key: states with equal keys have identical subtrees (players, legal actions,
         chance outcomes and probabilities, returns). Everything after the first deal that is
         not a redeal deal is public."""
-        return (self.public.key(), tuple(map(tuple, self.hands)), self.undealt)
+        return (self.public.key(), tuple(map(tuple, self.record.hands)), self.record.undealt)
 
     def __str__(self):
-        hands = " / ".join(" ".join(self._card_name(i) for i in hand) for hand in self.hands)
-        history = ", ".join(f"{p}:{self._action_to_string(p, a)}" for p, a in self.history_items)
+        hands = " / ".join(" ".join(self._card_name(i) for i in hand) for hand in self.record.hands)
+        history = ", ".join(f"{p}:{self._action_to_string(p, a)}" for p, a in self.record.history_items)
         return f"hands {hands} | {history}"
 
 
@@ -538,12 +550,12 @@ def information_state(state: LeTrucState, player: int, card_name) -> str:
     order; the opponent's cards appear only when played.
     """
     rules = state.rules
-    dealt = state.dealt_hands[player]
+    dealt = state.record.dealt_hands[player]
     parts = [f"p{player}"]
     if dealt:
         parts.append("hand " + _hand_text(dealt[0], card_name))
     segment, hands_shown = [], 1
-    for actor, action in state.history_items:
+    for actor, action in state.record.history_items:
         segment.append(f"{actor}:{action_name(rules, actor, action, card_name)}")
         if action == AGREE and hands_shown < len(dealt):
             parts.append(", ".join(segment))
@@ -613,14 +625,14 @@ class LeTrucObserver:
         self.tensor.fill(0)
         self.dict["player"][player] = 1
         if "hands" in self.dict:
-            for slot, hand in enumerate(state.dealt_hands[player]):
+            for slot, hand in enumerate(state.record.dealt_hands[player]):
                 for item in hand:
                     self.dict["hands"][slot, item] += 1
         if "history" in self.dict:
-            for turn, (actor, action) in enumerate(state.history_items):
+            for turn, (actor, action) in enumerate(state.record.history_items):
                 self.dict["history"][turn, actor, action] = 1
         if "hand" in self.dict:
-            for item in state.hands[player]:
+            for item in state.record.hands[player]:
                 self.dict["hand"][item] += 1
         if "table" in self.dict:
             self._set_table(state)
@@ -628,7 +640,7 @@ class LeTrucObserver:
     def _set_table(self, state: LeTrucState):
         public = state.public
         trick, seats = 0, 0
-        for actor, action in state.history_items:
+        for actor, action in state.record.history_items:
             if action >= CARD_ACTION_BASE:
                 self.dict["table"][trick, actor, action - CARD_ACTION_BASE] += 1
                 seats += 1
@@ -653,7 +665,7 @@ class LeTrucObserver:
 def observation(state: LeTrucState, player: int) -> str:
     """`P0 | hand: 7s Ah | stake 2 | T1: 9d>8c | T2: Kh | raise to 6? | P1 to play`."""
     public, name = state.public, state._card_name
-    parts = [f"P{player}", "hand: " + (_hand_text(state.hands[player], name) or "-")]
+    parts = [f"P{player}", "hand: " + (_hand_text(state.record.hands[player], name) or "-")]
     stake = f"stake {public.stake}" + (" (rest agreed)" if public.rest_agreed else "")
     parts.append(stake)
     parts += _trick_lines(state)
@@ -663,7 +675,7 @@ def observation(state: LeTrucState, player: int) -> str:
 
 def _trick_lines(state: LeTrucState) -> list[str]:
     """`T1: 9d>8c` (first card won), `<` (second won), `=` (spoiled); the open trick as `T2: Kh`."""
-    plays = [(actor, action - CARD_ACTION_BASE) for actor, action in state.history_items
+    plays = [(actor, action - CARD_ACTION_BASE) for actor, action in state.record.history_items
              if action >= CARD_ACTION_BASE]
     lines = []
     for index in range(0, len(plays), NUM_PLAYERS):
