@@ -76,9 +76,9 @@ _SPADES = SUIT_CHARS.index("s")
 
 
 class Lead(enum.IntEnum):
-  """The two declarations of a led As, as offsets past the card actions (`Play <card>`)."""
-  AS_TRUMP = 0
-  AS_SPADE = 1
+    """The two declarations of a led As, as offsets past the card actions (`Play <card>`)."""
+    AS_TRUMP = 0
+    AS_SPADE = 1
 
 
 _GAME_TYPE = pyspiel.GameType(
@@ -109,560 +109,569 @@ _GAME_INFO = pyspiel.GameInfo(
 
 
 def parse_ranks(text: str) -> str:
-  """Validated `ranks` parameter → rank characters weakest first, e.g. '2:T:J:A' → '2TJA'."""
-  parts = text.split(":")
-  if any(p not in RANK_CHARS or len(p) != 1 for p in parts) or len(set(parts)) != len(parts):
-    raise ValueError(f"ranks={text!r} is not allowed: give distinct ranks from "
-                     f"{' '.join(RANK_CHARS)} separated by ':', e.g. '2:T:J:A'")
-  missing = [r for r in _REQUIRED_RANKS if r not in parts]
-  if missing:
-    raise ValueError(f"ranks={text!r} must keep 2, T, J and A (every scoring card and the As); "
-                     f"missing {', '.join(missing)}")
-  return "".join(sorted(parts, key=RANK_CHARS.index))
+    """Validated `ranks` parameter → rank characters weakest first, e.g. '2:T:J:A' → '2TJA'."""
+    parts = text.split(":")
+    if any(p not in RANK_CHARS or len(p) != 1 for p in parts) or len(set(parts)) != len(parts):
+        raise ValueError(f"ranks={text!r} is not allowed: give distinct ranks from "
+                         f"{' '.join(RANK_CHARS)} separated by ':', e.g. '2:T:J:A'")
+    missing = [r for r in _REQUIRED_RANKS if r not in parts]
+    if missing:
+        raise ValueError(f"ranks={text!r} must keep 2, T, J and A (every scoring card and the As); "
+                         f"missing {', '.join(missing)}")
+    return "".join(sorted(parts, key=RANK_CHARS.index))
 
 
 @dataclasses.dataclass(frozen=True)
 class Rules:
-  """The immutable card model of one parameterised game, shared by all its states."""
+    """The immutable card model of one parameterised game, shared by all its states."""
 
-  deck: Deck
-  hand_size: int
-  dealer: int
-  target: int
-  scores: tuple[int, int]
+    deck: Deck
+    hand_size: int
+    dealer: int
+    target: int
+    scores: tuple[int, int]
 
-  def __deepcopy__(self, memo):
-    """Shared, never copied: states clone fast."""
-    return self
+    def __deepcopy__(self, memo):
+        """Shared, never copied: states clone fast."""
+        return self
 
-  @property
-  def num_cards(self) -> int:
-    return self.deck.num_cards
+    @property
+    def num_cards(self) -> int:
+        return self.deck.num_cards
 
-  @property
-  def num_tricks(self) -> int:
-    return self.num_cards // 2
+    @property
+    def num_tricks(self) -> int:
+        return self.num_cards // 2
 
-  @property
-  def stock_size(self) -> int:
-    return self.num_cards - 2 * self.hand_size
+    @property
+    def stock_size(self) -> int:
+        return self.num_cards - 2 * self.hand_size
 
-  @property
-  def ace_of_spades(self) -> int:
-    return self.deck.index("As")
+    @property
+    def ace_of_spades(self) -> int:
+        return self.deck.index("As")
 
-  @property
-  def lead_as_trump(self) -> int:
-    """Action id of `Lead As trump`."""
-    return self.num_cards + Lead.AS_TRUMP
+    @property
+    def lead_as_trump(self) -> int:
+        """Action id of `Lead As trump`."""
+        return self.num_cards + Lead.AS_TRUMP
 
-  @property
-  def lead_as_spade(self) -> int:
-    """Action id of `Lead As spade`."""
-    return self.num_cards + Lead.AS_SPADE
+    @property
+    def lead_as_spade(self) -> int:
+        """Action id of `Lead As spade`."""
+        return self.num_cards + Lead.AS_SPADE
 
-  @property
-  def first_leader(self) -> int:
-    return 1 - self.dealer
+    @property
+    def first_leader(self) -> int:
+        return 1 - self.dealer
 
-  def suit(self, card: int) -> int:
-    return self.deck.suit_index(card)
+    def suit(self, card: int) -> int:
+        return self.deck.suit_index(card)
 
-  def rank(self, card: int) -> int:
-    return self.deck.rank_index(card)
+    def rank(self, card: int) -> int:
+        return self.deck.rank_index(card)
 
-  def name(self, card: int) -> str:
-    return self.deck.name(card)
+    def name(self, card: int) -> str:
+        return self.deck.name(card)
 
-  def points(self, card: int) -> int:
-    return _CARD_POINTS.get(self.deck.name(card), 0)
+    def points(self, card: int) -> int:
+        return _CARD_POINTS.get(self.deck.name(card), 0)
 
-  def is_trump(self, card: int) -> bool:
-    """Hearts and the As."""
-    return self.suit(card) == _HEARTS or card == self.ace_of_spades
+    @property
+    def trumps(self) -> frozenset[int]:
+        """Hearts and the As."""
+        return frozenset(c for c in range(self.num_cards) if self.is_trump(c))
 
-  def follow_group(self, lead_card: int, as_spade: bool) -> frozenset[int]:
-    """Cards that follow suit to this lead: trump set, spade set, or the led suit."""
-    if lead_card == self.ace_of_spades:
-      suit = _SPADES if as_spade else _HEARTS
-    else:
-      suit = self.suit(lead_card)
-    cards = {c for c in range(self.num_cards) if self.suit(c) == suit}
-    if suit in (_HEARTS, _SPADES):
-      cards.add(self.ace_of_spades)
-    return frozenset(cards)
+    def is_trump(self, card: int) -> bool:
+        """Hearts and the As."""
+        return self.suit(card) == _HEARTS or card == self.ace_of_spades
 
-  def trick_winner_is_follower(self, lead_card: int, as_spade: bool, follow_card: int) -> bool:
-    """TTJ-6: As wins; else highest heart; else highest card of the led suit."""
-    if lead_card == self.ace_of_spades:
-      return False
-    if follow_card == self.ace_of_spades:
-      return True
-    lead_suit, follow_suit = self.suit(lead_card), self.suit(follow_card)
-    if follow_suit == _HEARTS and lead_suit != _HEARTS:
-      return True
-    return follow_suit == lead_suit and self.rank(follow_card) > self.rank(lead_card)
+    def follow_group(self, lead_card: int, as_spade: bool) -> frozenset[int]:
+        """Cards that follow suit to this lead: trump set, spade set, or the led suit."""
+        if lead_card == self.ace_of_spades:
+            suit = _SPADES if as_spade else _HEARTS
+        else:
+            suit = self.suit(lead_card)
+        cards = {c for c in range(self.num_cards) if self.suit(c) == suit}
+        if suit in (_HEARTS, _SPADES):
+            cards.add(self.ace_of_spades)
+        return frozenset(cards)
 
-  def action_name(self, action: int) -> str:
-    """`Play 7s`, `Lead As trump` or `Lead As spade`."""
-    if action == self.lead_as_trump:
-      return "Lead As trump"
-    if action == self.lead_as_spade:
-      return "Lead As spade"
-    return f"Play {self.name(action)}"
+    def trick_winner_is_follower(self, lead_card: int, as_spade: bool, follow_card: int) -> bool:
+        """TTJ-6: As wins; else highest heart; else highest card of the led suit."""
+        if lead_card == self.ace_of_spades:
+            return False
+        if follow_card == self.ace_of_spades:
+            return True
+        lead_suit, follow_suit = self.suit(lead_card), self.suit(follow_card)
+        if follow_suit == _HEARTS and lead_suit != _HEARTS:
+            return True
+        return follow_suit == lead_suit and self.rank(follow_card) > self.rank(lead_card)
+
+    def action_name(self, action: int) -> str:
+        """`Play 7s`, `Lead As trump` or `Lead As spade`."""
+        if action == self.lead_as_trump:
+            return "Lead As trump"
+        if action == self.lead_as_spade:
+            return "Lead As spade"
+        return f"Play {self.name(action)}"
 
 
 @dataclasses.dataclass(frozen=True)
 class Trick:
-  """One trick: who led, the two cards, the As declaration, and the winner (None while open)."""
+    """One trick: who led, the two cards, the As declaration, and the winner (None while open)."""
 
-  leader: int
-  lead: int
-  as_spade: bool = False
-  follow: int | None = None
-  winner: int | None = None
+    leader: int
+    lead: int
+    as_spade: bool = False
+    follow: int | None = None
+    winner: int | None = None
 
 
 @dataclasses.dataclass(frozen=True)
 class MatchResult:
-  """Match scores after a deal; `winner` is None while the match goes on."""
+    """Match scores after a deal; `winner` is None while the match goes on."""
 
-  score0: int
-  score1: int
-  winner: int | None
-  next_dealer: int
+    score0: int
+    score1: int
+    winner: int | None
+    next_dealer: int
 
 
 def match_winner(score0: int, score1: int, target: int) -> int | None:
-  """TTJ-1: who has won the match at these scores (None: play another deal)."""
-  over0, over1 = score0 >= target, score1 >= target
-  if over0 and over1:
-    return None if score0 == score1 else int(score1 > score0)
-  if over0 or over1:
-    return 0 if over0 else 1
-  return None
+    """TTJ-1: who has won the match at these scores (None: play another deal)."""
+    over0, over1 = score0 >= target, score1 >= target
+    if over0 and over1:
+        return None if score0 == score1 else int(score1 > score0)
+    if over0 or over1:
+        return 0 if over0 else 1
+    return None
 
 
 def match_result(state: "TwoTenJackState") -> MatchResult:
-  """Match scores, winner and next dealer after the finished deal `state`."""
-  if not state.is_terminal():
-    raise ValueError("match_result needs a finished deal: the state is not terminal")
-  rules = state.rules
-  score0 = rules.scores[0] + state.points[0]
-  score1 = rules.scores[1] + state.points[1]
-  return MatchResult(score0, score1, match_winner(score0, score1, rules.target), 1 - rules.dealer)
+    """Match scores, winner and next dealer after the finished deal `state`."""
+    if not state.is_terminal():
+        raise ValueError("match_result needs a finished deal: the state is not terminal")
+    rules = state.rules
+    score0 = rules.scores[0] + state.points[0]
+    score1 = rules.scores[1] + state.points[1]
+    return MatchResult(score0, score1, match_winner(score0, score1, rules.target), 1 - rules.dealer)
 
 
 class TwoTenJackGame(pyspiel.Game):
-  """Two-Ten-Jack: one deal, with match scores and size parameters."""
+    """Two-Ten-Jack: one deal, with match scores and size parameters."""
 
-  def __init__(self, params=None):
-    params = {**_DEFAULT_PARAMS, **(params or {})}
-    rules = _rules_from_params(params)
-    num_cards = rules.num_cards
-    game_info = pyspiel.GameInfo(
-        num_distinct_actions=num_cards + len(Lead),
-        max_chance_outcomes=num_cards,
-        num_players=_NUM_PLAYERS,
-        min_utility=_GAME_INFO.min_utility,
-        max_utility=_GAME_INFO.max_utility,
-        utility_sum=0.0,
-        max_game_length=2 * num_cards)
-    super().__init__(_GAME_TYPE, game_info, params)
-    self.rules = rules
+    def __init__(self, params=None):
+        params = {**_DEFAULT_PARAMS, **(params or {})}
+        rules = _rules_from_params(params)
+        num_cards = rules.num_cards
+        game_info = pyspiel.GameInfo(
+            num_distinct_actions=num_cards + len(Lead),
+            max_chance_outcomes=num_cards,
+            num_players=_NUM_PLAYERS,
+            min_utility=_GAME_INFO.min_utility,
+            max_utility=_GAME_INFO.max_utility,
+            utility_sum=0.0,
+            max_game_length=2 * num_cards)
+        super().__init__(_GAME_TYPE, game_info, params)
+        self.rules = rules
 
-  def new_initial_state(self):
-    """The deal before any card is dealt."""
-    return TwoTenJackState(self)
+    def new_initial_state(self):
+        """The deal before any card is dealt."""
+        return TwoTenJackState(self)
 
-  def make_py_observer(self, iig_obs_type=None, params=None):
-    """Observer for information states (perfect recall) or observations."""
-    return TwoTenJackObserver(
-        iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.rules, params)
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        """Observer for information states (perfect recall) or observations."""
+        return TwoTenJackObserver(
+            iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.rules, params)
 
 
 def _rules_from_params(params: dict) -> Rules:
-  """Validated parameters → Rules."""
-  deck = Deck(parse_ranks(params["ranks"]))
-  hand_size, dealer = params["hand_size"], params["dealer"]
-  if not 1 <= hand_size <= deck.num_cards // 2:
-    raise ValueError(f"hand_size={hand_size} is not allowed with {deck.num_cards} cards: "
-                     f"use 1..{deck.num_cards // 2}")
-  if dealer not in (0, 1):
-    raise ValueError(f"dealer={dealer} is not allowed: use 0 or 1")
-  if params["target"] < 1:
-    raise ValueError(f"target={params['target']} is not allowed: use a positive number")
-  return Rules(deck, hand_size, dealer, params["target"], (params["score0"], params["score1"]))
+    """Validated parameters → Rules."""
+    deck = Deck(parse_ranks(params["ranks"]))
+    hand_size, dealer = params["hand_size"], params["dealer"]
+    if not 1 <= hand_size <= deck.num_cards // 2:
+        raise ValueError(f"hand_size={hand_size} is not allowed with {deck.num_cards} cards: "
+                         f"use 1..{deck.num_cards // 2}")
+    if dealer not in (0, 1):
+        raise ValueError(f"dealer={dealer} is not allowed: use 0 or 1")
+    if params["target"] < 1:
+        raise ValueError(f"target={params['target']} is not allowed: use a positive number")
+    return Rules(deck, hand_size, dealer, params["target"], (params["score0"], params["score1"]))
 
 
 class TwoTenJackState(pyspiel.State):
-  """A deal in progress: hands, tricks, draws and points won."""
+    """A deal in progress: hands, tricks, draws and points won."""
 
-  def __init__(self, game):
-    """The state before the deal; only `TwoTenJackGame.new_initial_state` calls this."""
-    super().__init__(game)
-    self.rules = game.rules
-    self.hands = [set(), set()]
-    self.received = [[], []]  # per player: (tricks completed when received, card)
-    self.tricks: list[Trick] = []
-    self.points = [0, 0]
-    self.won = [[], []]
-    self._used = set()  # dealt or drawn cards
-    self._to_receive = [0] * self.rules.hand_size + [1] * self.rules.hand_size
+    def __init__(self, game):
+        """The state before the deal; only `TwoTenJackGame.new_initial_state` calls this."""
+        super().__init__(game)
+        self.rules = game.rules
+        self.hands = [set(), set()]
+        self.received = [[], []]  # per player: (tricks completed when received, card)
+        self.tricks: list[Trick] = []
+        self.points = [0, 0]
+        self.won = [[], []]
+        self._used = set()  # dealt or drawn cards
+        self._to_receive = [0] * self.rules.hand_size + [1] * self.rules.hand_size
 
-  def current_player(self):
-    """Chance while cards are due, the trick's next player, or TERMINAL."""
-    if self._to_receive:
-      return pyspiel.PlayerId.CHANCE
-    if len(self.tricks) == self.rules.num_tricks and self.tricks[-1].winner is not None:
-      return pyspiel.PlayerId.TERMINAL
-    return self.next_to_play()
+    def current_player(self):
+        """Chance while cards are due, the trick's next player, or TERMINAL."""
+        if self._to_receive:
+            return pyspiel.PlayerId.CHANCE
+        if len(self.tricks) == self.rules.num_tricks and self.tricks[-1].winner is not None:
+            return pyspiel.PlayerId.TERMINAL
+        return self.next_to_play()
 
-  def next_to_play(self) -> int:
-    """The leader of a new trick, or the follower of the open one."""
-    if not self.tricks:
-      return self.rules.first_leader
-    last = self.tricks[-1]
-    return last.winner if last.winner is not None else 1 - last.leader
+    def next_to_play(self) -> int:
+        """The leader of a new trick, or the follower of the open one."""
+        if not self.tricks:
+            return self.rules.first_leader
+        last = self.tricks[-1]
+        return last.winner if last.winner is not None else 1 - last.leader
 
-  def open_trick(self) -> Trick | None:
-    """The trick waiting for its second card, if any."""
-    if self.tricks and self.tricks[-1].winner is None:
-      return self.tricks[-1]
-    return None
+    def open_trick(self) -> Trick | None:
+        """The trick waiting for its second card, if any."""
+        if self.tricks and self.tricks[-1].winner is None:
+            return self.tricks[-1]
+        return None
 
-  def _legal_actions(self, player):
-    """Card actions (and the As declarations when leading), ascending."""
-    hand = self.hands[player]
-    trick = self.open_trick()
-    if trick is None:
-      return self._lead_actions(hand)
-    group = hand & self.rules.follow_group(trick.lead, trick.as_spade)
-    if not group:
-      group = {c for c in hand if self.rules.is_trump(c)} or hand
-    return sorted(group)
+    def _legal_actions(self, player):
+        """Card actions (and the As declarations when leading), ascending."""
+        hand = self.hands[player]
+        trick = self.open_trick()
+        if trick is None:
+            return self._lead_actions(hand)
+        group = hand & self.rules.follow_group(trick.lead, trick.as_spade)
+        if not group:
+            group = {c for c in hand if self.rules.is_trump(c)} or hand
+        return sorted(group)
 
-  def _lead_actions(self, hand: set[int]) -> list[int]:
-    """Any card; the As only through its two declarations."""
-    ace = self.rules.ace_of_spades
-    actions = sorted(c for c in hand if c != ace)
-    if ace in hand:
-      actions += [self.rules.lead_as_trump, self.rules.lead_as_spade]
-    return actions
+    def _lead_actions(self, hand: set[int]) -> list[int]:
+        """Any card; the As only through its two declarations."""
+        ace = self.rules.ace_of_spades
+        actions = sorted(c for c in hand if c != ace)
+        if ace in hand:
+            actions += [self.rules.lead_as_trump, self.rules.lead_as_spade]
+        return actions
 
-  def chance_outcomes(self):
-    """Uniform over the cards not dealt or drawn yet."""
-    outcomes = [c for c in range(self.rules.num_cards) if c not in self._used]
-    p = 1.0 / len(outcomes)
-    return [(c, p) for c in outcomes]
+    def chance_outcomes(self):
+        """Uniform over the cards not dealt or drawn yet."""
+        outcomes = [c for c in range(self.rules.num_cards) if c not in self._used]
+        p = 1.0 / len(outcomes)
+        return [(c, p) for c in outcomes]
 
-  def _apply_action(self, action):
-    """Deals/draws a card or plays one; raises ValueError (state unchanged) if illegal."""
-    if self.is_chance_node():
-      if not 0 <= action < self.rules.num_cards or action in self._used:
-        raise ValueError(f"illegal chance outcome {action}: the card is dealt already or unknown")
-      self._receive(action)
-      return
-    player = self.current_player()
-    if player < 0 or action not in self._legal_actions(player):
-      raise ValueError(f"illegal action {action} for player {player} in state {self}: legal are "
-                       f"{[self.rules.action_name(a) for a in self.legal_actions()]}")
-    self._play(player, action)
+    def _apply_action(self, action):
+        """Deals/draws a card or plays one; raises ValueError (state unchanged) if illegal."""
+        if self.is_chance_node():
+            if not 0 <= action < self.rules.num_cards or action in self._used:
+                raise ValueError(f"illegal chance outcome {action}: card unknown or dealt already")
+            self._receive(action)
+            return
+        player = self.current_player()
+        if player < 0 or action not in self._legal_actions(player):
+            legal = [self.rules.action_name(a) for a in self.legal_actions()]
+            raise ValueError(f"illegal action {action} for player {player}: legal are {legal}")
+        self._play(player, action)
 
-  def _receive(self, card: int):
-    """Gives `card` to the next player due a card."""
-    player = self._to_receive.pop(0)
-    self._used.add(card)
-    self.hands[player].add(card)
-    self.received[player].append((self.completed_tricks(), card))
+    def _receive(self, card: int):
+        """Gives `card` to the next player due a card."""
+        player = self._to_receive.pop(0)
+        self._used.add(card)
+        self.hands[player].add(card)
+        self.received[player].append((self.completed_tricks(), card))
 
-  def completed_tricks(self) -> int:
-    return len(self.tricks) - (self.open_trick() is not None)
+    def completed_tricks(self) -> int:
+        return len(self.tricks) - (self.open_trick() is not None)
 
-  def stock_left(self) -> int:
-    """Cards not dealt or drawn yet."""
-    return self.rules.num_cards - len(self._used)
+    def stock_left(self) -> int:
+        """Cards not dealt or drawn yet."""
+        return self.rules.num_cards - len(self._used)
 
-  def _play(self, player: int, action: int):
-    """Leads or follows; a completed trick is scored and starts the draws."""
-    rules = self.rules
-    card = rules.ace_of_spades if action >= rules.num_cards else action
-    self.hands[player].discard(card)
-    trick = self.open_trick()
-    if trick is None:
-      self.tricks.append(Trick(player, card, action == rules.lead_as_spade))
-      return
-    winner = player if rules.trick_winner_is_follower(trick.lead, trick.as_spade, card) \
-        else trick.leader
-    self.tricks[-1] = dataclasses.replace(trick, follow=card, winner=winner)
-    self.won[winner] += [trick.lead, card]
-    self.points[winner] += rules.points(trick.lead) + rules.points(card)
-    if len(self._used) < rules.num_cards:
-      self._to_receive = [winner, 1 - winner]
+    def _play(self, player: int, action: int):
+        """Leads or follows; a completed trick is scored and starts the draws."""
+        rules = self.rules
+        card = rules.ace_of_spades if action >= rules.num_cards else action
+        self.hands[player].discard(card)
+        trick = self.open_trick()
+        if trick is None:
+            self.tricks.append(Trick(player, card, action == rules.lead_as_spade))
+            return
+        winner = player if rules.trick_winner_is_follower(trick.lead, trick.as_spade, card) \
+            else trick.leader
+        self.tricks[-1] = dataclasses.replace(trick, follow=card, winner=winner)
+        self.won[winner] += [trick.lead, card]
+        self.points[winner] += rules.points(trick.lead) + rules.points(card)
+        if len(self._used) < rules.num_cards:
+            self._to_receive = [winner, 1 - winner]
 
-  def _action_to_string(self, player, action):
-    """`Deal 7s`, `Draw 7s`, `Play 7s`, `Lead As trump`, `Lead As spade`."""
-    if player == pyspiel.PlayerId.CHANCE:
-      verb = "Deal" if len(self._used) < 2 * self.rules.hand_size else "Draw"
-      return f"{verb} {self.rules.name(action)}"
-    return self.rules.action_name(action)
+    def _action_to_string(self, player, action):
+        """`Deal 7s`, `Draw 7s`, `Play 7s`, `Lead As trump`, `Lead As spade`."""
+        if player == pyspiel.PlayerId.CHANCE:
+            verb = "Deal" if len(self._used) < 2 * self.rules.hand_size else "Draw"
+            return f"{verb} {self.rules.name(action)}"
+        return self.rules.action_name(action)
 
-  def is_terminal(self):
-    """True once every card has been played."""
-    return self.current_player() == pyspiel.PlayerId.TERMINAL
+    def is_terminal(self):
+        """True once every card has been played."""
+        return self.current_player() == pyspiel.PlayerId.TERMINAL
 
-  def returns(self):
-    """Own deal points minus the opponent's, at the end of the deal (0 before)."""
-    if not self.is_terminal():
-      return [0.0, 0.0]
-    diff = float(self.points[0] - self.points[1])
-    return [diff, -diff]
+    def returns(self):
+        """Own deal points minus the opponent's, at the end of the deal (0 before)."""
+        if not self.is_terminal():
+            return [0.0, 0.0]
+        diff = float(self.points[0] - self.points[1])
+        return [diff, -diff]
 
-  def resample_from_infostate(self, player_id, probability_sampler):
-    """A full state with `player_id`'s information state, the hidden cards drawn by chance.
+    def resample_from_infostate(self, player_id, probability_sampler):
+        """A full state with `player_id`'s information state, the hidden cards drawn by chance.
 
-    The opponent's receipts are redealt: each card he has played goes to a receipt made before
-    he played it, the other receipts get cards `player_id` has not seen, and every hand he held
-    must agree with his plays (a trick he did not follow shows he lacked those cards then).
-    Cards are drawn uniformly, one receipt at a time, most constrained first, restarting on a
-    dead end: a consistent deal, close to but not exactly the uniform posterior over them.
-    `probability_sampler()` returns uniform numbers in [0, 1).
-    """
-    opponent = 1 - player_id
-    constraints = _ReceiptConstraints(
-        slots=[tricks_done for tricks_done, _ in self.received[opponent]],
-        plays=self._plays_of(opponent), voids=self._voids_of(opponent),
-        unseen=self._unseen_cards(player_id))
-    return self._replay_with(opponent, constraints.sample(probability_sampler))
+        The opponent's receipts are redealt: each card he has played goes to a receipt made before
+        he played it, the other receipts get cards `player_id` has not seen, and every hand he held
+        must agree with his plays (a trick he did not follow shows he lacked those cards then).
+        Cards are drawn uniformly, one receipt at a time, most constrained first, restarting on a
+        dead end: a consistent deal, close to but not exactly the uniform posterior over them.
+        `probability_sampler()` returns uniform numbers in [0, 1).
+        """
+        opponent = 1 - player_id
+        constraints = _ReceiptConstraints(
+            slots=[tricks_done for tricks_done, _ in self.received[opponent]],
+            plays=self._plays_of(opponent), voids=self._voids_of(opponent),
+            unseen=self._unseen_cards(player_id))
+        return self._replay_with(opponent, constraints.sample(probability_sampler))
 
-  def _plays_of(self, player: int) -> list[tuple[int, int]]:
-    """(trick index, card) of every card `player` has played."""
-    plays = []
-    for index, trick in enumerate(self.tricks):
-      if trick.leader == player:
-        plays.append((index, trick.lead))
-      elif trick.follow is not None:
-        plays.append((index, trick.follow))
-    return plays
+    def _plays_of(self, player: int) -> list[tuple[int, int]]:
+        """(trick index, card) of every card `player` has played."""
+        plays = []
+        for index, trick in enumerate(self.tricks):
+            if trick.leader == player:
+                plays.append((index, trick.lead))
+            elif trick.follow is not None:
+                plays.append((index, trick.follow))
+        return plays
 
-  def _voids_of(self, player: int) -> list[tuple[int, frozenset[int]]]:
-    """(trick index, cards `player` cannot have held then) from tricks he did not follow."""
-    voids = []
-    for index, trick in enumerate(self.tricks):
-      if trick.leader == player or trick.follow is None:
-        continue
-      group = self.rules.follow_group(trick.lead, trick.as_spade)
-      if trick.follow not in group:
-        if not self.rules.is_trump(trick.follow):
-          group = group | {c for c in range(self.rules.num_cards) if self.rules.is_trump(c)}
-        voids.append((index, group))
-    return voids
+    def _voids_of(self, player: int) -> list[tuple[int, frozenset[int]]]:
+        """(trick index, cards `player` cannot have held then) from tricks he did not follow."""
+        voids = []
+        for index, trick in enumerate(self.tricks):
+            if trick.leader == player or trick.follow is None:
+                continue
+            group = self.rules.follow_group(trick.lead, trick.as_spade)
+            if trick.follow not in group:
+                if not self.rules.is_trump(trick.follow):
+                    group = group | self.rules.trumps
+                voids.append((index, group))
+        return voids
 
-  def _unseen_cards(self, player: int) -> list[int]:
-    """Cards `player` has neither received nor seen played."""
-    seen = {c for _, c in self.received[player]}
-    for trick in self.tricks:
-      seen.add(trick.lead)
-      if trick.follow is not None:
-        seen.add(trick.follow)
-    return [c for c in range(self.rules.num_cards) if c not in seen]
+    def _unseen_cards(self, player: int) -> list[int]:
+        """Cards `player` has neither received nor seen played."""
+        seen = {c for _, c in self.received[player]}
+        for trick in self.tricks:
+            seen.add(trick.lead)
+            if trick.follow is not None:
+                seen.add(trick.follow)
+        return [c for c in range(self.rules.num_cards) if c not in seen]
 
-  def _replay_with(self, player: int, cards: list[int]) -> "TwoTenJackState":
-    """This deal replayed from the start with `player`'s receipts replaced by `cards`."""
-    state = self.get_game().new_initial_state()
-    replacement = iter(cards)
-    for step in self.full_history():
-      action = step.action
-      if step.player == pyspiel.PlayerId.CHANCE and state._to_receive[0] == player:
-        action = next(replacement)
-      state.apply_action(action)
-    return state
+    def _replay_with(self, player: int, cards: list[int]) -> "TwoTenJackState":
+        """This deal replayed from the start with `player`'s receipts replaced by `cards`."""
+        state = self.get_game().new_initial_state()
+        replacement = iter(cards)
+        for step in self.full_history():
+            action = step.action
+            if step.player == pyspiel.PlayerId.CHANCE and state._to_receive[0] == player:
+                action = next(replacement)
+            state.apply_action(action)
+        return state
 
-  def __str__(self):
-    """Both hands and the tricks, for debugging."""
-    hands = " | ".join(f"p{p}: {_cards(self.rules, self.hands[p])}" for p in range(_NUM_PLAYERS))
-    tricks = " ".join(_trick_string(self.rules, i, t) for i, t in enumerate(self.tricks))
-    return f"{hands} | points {self.points[0]} {self.points[1]}" + (f" | {tricks}" if tricks
-                                                                         else "")
+    def __str__(self):
+        """Both hands and the tricks, for debugging."""
+        hands = " | ".join(f"p{p}: {_cards(self.rules, hand)}" for p, hand in enumerate(self.hands))
+        tricks = "".join(" " + _trick_string(self.rules, i, t) for i, t in enumerate(self.tricks))
+        return f"{hands} | points {self.points[0]} {self.points[1]} |{tricks}"
 
 
 @dataclasses.dataclass(frozen=True)
 class _ReceiptConstraints:
-  """What one player's receipts must satisfy, seen from his opponent.
+    """What one player's receipts must satisfy, seen from his opponent.
 
-  slots: per receipt, the number of tricks completed when it arrived.
-  plays: (trick index, card) of his played cards.
-  voids: (trick index, cards he did not hold at that trick).
-  unseen: cards the opponent has not seen, to fill the receipts of cards still held.
-  """
+    slots: per receipt, the number of tricks completed when it arrived.
+    plays: (trick index, card) of his played cards.
+    voids: (trick index, cards he did not hold at that trick).
+    unseen: cards the opponent has not seen, to fill the receipts of cards still held.
+    """
 
-  slots: list[int]
-  plays: list[tuple[int, int]]
-  voids: list[tuple[int, frozenset[int]]]
-  unseen: list[int]
+    slots: list[int]
+    plays: list[tuple[int, int]]
+    voids: list[tuple[int, frozenset[int]]]
+    unseen: list[int]
 
-  _MAX_ATTEMPTS = 10_000
+    _MAX_ATTEMPTS = 10_000
 
-  def fits(self, card: int, slot: int, played_at: int | None) -> bool:
-    """Whether `card` can arrive in `slot` and stay in hand until `played_at` (None: still held)."""
-    arrival = self.slots[slot]
-    if played_at is not None and arrival > played_at:
-      return False
-    return not any(arrival <= k and (played_at is None or k < played_at) and card in void
-                   for k, void in self.voids)
+    def fits(self, card: int, slot: int, played_at: int | None) -> bool:
+        """Whether `card` can arrive in `slot` and stay until played at `played_at` (None: held)."""
+        arrival = self.slots[slot]
+        if played_at is not None and arrival > played_at:
+            return False
+        return not any(arrival <= k and (played_at is None or k < played_at) and card in void
+                       for k, void in self.voids)
 
-  def sample(self, sampler) -> list[int]:
-    """The card of every slot, in slot order; restarts when a partial deal is a dead end."""
-    for _ in range(self._MAX_ATTEMPTS):
-      cards = self._attempt(sampler)
-      if cards is not None:
-        return cards
-    raise RuntimeError("no consistent deal found for the opponent's receipts")
+    def sample(self, sampler) -> list[int]:
+        """The card of every slot, in slot order; restarts when a partial deal is a dead end."""
+        for _ in range(self._MAX_ATTEMPTS):
+            cards = self._attempt(sampler)
+            if cards is not None:
+                return cards
+        raise RuntimeError("no consistent deal found for the opponent's receipts")
 
-  def _attempt(self, sampler) -> list[int] | None:
-    """One sequential draw: played cards into slots, then unseen cards into the free slots."""
-    assigned: list[int | None] = [None] * len(self.slots)
-    options = {card: [s for s in range(len(self.slots)) if self.fits(card, s, trick)]
-               for trick, card in self.plays}
-    for trick, card in sorted(self.plays, key=lambda play: len(options[play[1]])):
-      free = [s for s in options[card] if assigned[s] is None]
-      if not free:
-        return None
-      assigned[free[int(sampler() * len(free))]] = card
-    pool = list(self.unseen)
-    for slot in sorted(range(len(self.slots)), key=self.slots.__getitem__):
-      if assigned[slot] is None:
-        fitting = [c for c in pool if self.fits(c, slot, None)]
-        if not fitting:
-          return None
-        assigned[slot] = fitting[int(sampler() * len(fitting))]
-        pool.remove(assigned[slot])
-    return assigned
+    def _attempt(self, sampler) -> list[int] | None:
+        """One sequential draw: played cards into slots, then unseen cards into the free slots."""
+        assigned: list[int | None] = [None] * len(self.slots)
+        options = {card: [s for s in range(len(self.slots)) if self.fits(card, s, trick)]
+                   for trick, card in self.plays}
+        for trick, card in sorted(self.plays, key=lambda play: len(options[play[1]])):
+            free = [s for s in options[card] if assigned[s] is None]
+            if not free:
+                return None
+            assigned[free[int(sampler() * len(free))]] = card
+        pool = list(self.unseen)
+        for slot in sorted(range(len(self.slots)), key=self.slots.__getitem__):
+            if assigned[slot] is None:
+                fitting = [c for c in pool if self.fits(c, slot, None)]
+                if not fitting:
+                    return None
+                assigned[slot] = fitting[int(sampler() * len(fitting))]
+                pool.remove(assigned[slot])
+        return assigned
 
 
 def _cards(rules: Rules, cards) -> str:
-  """Space-separated card names, strongest first within suits c d h s."""
-  return " ".join(rules.name(c) for c in sorted(cards, key=lambda c: (rules.suit(c),
-                                                                      -rules.rank(c))))
+    """Space-separated card names, strongest first within suits c d h s."""
+    ordered = sorted(cards, key=lambda c: (rules.suit(c), -rules.rank(c)))
+    return " ".join(rules.name(c) for c in ordered)
+
+
+def _lead_string(rules: Rules, trick: Trick) -> str:
+    """The led card, with the declaration if it is the As: `7s`, `As(spade)`."""
+    if trick.lead != rules.ace_of_spades:
+        return rules.name(trick.lead)
+    return "As(spade)" if trick.as_spade else "As(trump)"
 
 
 def _trick_string(rules: Rules, index: int, trick: Trick) -> str:
-  """`T3: p1 As(spade) 4s >p1` — the lead, the follow and the winner."""
-  lead = rules.name(trick.lead)
-  if trick.lead == rules.ace_of_spades:
-    lead += "(spade)" if trick.as_spade else "(trump)"
-  text = f"T{index + 1}: p{trick.leader} {lead}"
-  if trick.follow is not None:
-    text += f" {rules.name(trick.follow)} >p{trick.winner}"
-  return text
+    """`T3: p1 As(spade) 4s >p1` — the lead, the follow and the winner."""
+    text = f"T{index + 1}: p{trick.leader} {_lead_string(rules, trick)}"
+    if trick.follow is not None:
+        text += f" {rules.name(trick.follow)} >p{trick.winner}"
+    return text
 
 
 class TwoTenJackObserver:
-  """Information state (perfect recall) or observation of a player, as string and tensor."""
+    """Information state (perfect recall) or observation of a player, as string and tensor."""
 
-  def __init__(self, iig_obs_type, rules: Rules, params):
-    """Allocates the tensor pieces that this observation type shows."""
-    if params:
-      raise ValueError(f"Observation parameters not supported; passed {params}")
-    self.rules = rules
-    self.perfect_recall = iig_obs_type.perfect_recall
-    self.private = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
-    self.public = iig_obs_type.public_info
-    n, tricks = rules.num_cards, rules.num_tricks
-    pieces = [("player", _NUM_PLAYERS, (_NUM_PLAYERS,))]
-    if self.perfect_recall:
-      if self.private:
-        pieces += [("dealt", n, (n,)), ("drawn", tricks * n, (tricks, n))]
-      if self.public:
-        pieces += [("lead", tricks * n, (tricks, n)), ("lead_as_spade", tricks, (tricks,)),
-                   ("follow", tricks * n, (tricks, n))]
-    else:
-      if self.private:
-        pieces.append(("hand", n, (n,)))
-      if self.public:
-        pieces += [("won", _NUM_PLAYERS * n, (_NUM_PLAYERS, n)), ("trick_lead", n, (n,)),
-                   ("lead_as_spade", 1, (1,)), ("leader", _NUM_PLAYERS, (_NUM_PLAYERS,))]
-    self.tensor = np.zeros(sum(size for _, size, _ in pieces), np.float32)
-    self.dict = {}
-    index = 0
-    for name, size, shape in pieces:
-      self.dict[name] = self.tensor[index:index + size].reshape(shape)
-      index += size
-
-  def set_from(self, state: TwoTenJackState, player: int):
-    """Fills `tensor` for `player`'s view of `state`."""
-    self.tensor.fill(0)
-    self.dict["player"][player] = 1
-    if self.perfect_recall:
-      self._set_history(state, player)
-    else:
-      self._set_table(state, player)
-
-  def _set_history(self, state: TwoTenJackState, player: int):
-    """Perfect recall: dealt hand, draw after each trick, every lead and follow."""
-    if self.private:
-      for tricks_done, card in state.received[player]:
-        if tricks_done == 0:
-          self.dict["dealt"][card] = 1
+    def __init__(self, iig_obs_type, rules: Rules, params):
+        """Allocates the tensor pieces that this observation type shows."""
+        if params:
+            raise ValueError(f"Observation parameters not supported; passed {params}")
+        self.rules = rules
+        self.perfect_recall = iig_obs_type.perfect_recall
+        self.private = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
+        self.public = iig_obs_type.public_info
+        n, tricks = rules.num_cards, rules.num_tricks
+        pieces = [("player", _NUM_PLAYERS, (_NUM_PLAYERS,))]
+        if self.perfect_recall:
+            if self.private:
+                pieces += [("dealt", n, (n,)), ("drawn", tricks * n, (tricks, n))]
+            if self.public:
+                pieces += [("lead", tricks * n, (tricks, n)), ("lead_as_spade", tricks, (tricks,)),
+                           ("follow", tricks * n, (tricks, n))]
         else:
-          self.dict["drawn"][tricks_done - 1, card] = 1
-    if self.public:
-      for index, trick in enumerate(state.tricks):
-        self.dict["lead"][index, trick.lead] = 1
-        self.dict["lead_as_spade"][index] = trick.as_spade
-        if trick.follow is not None:
-          self.dict["follow"][index, trick.follow] = 1
+            if self.private:
+                pieces.append(("hand", n, (n,)))
+            if self.public:
+                pieces += [("won", _NUM_PLAYERS * n, (_NUM_PLAYERS, n)), ("trick_lead", n, (n,)),
+                           ("lead_as_spade", 1, (1,)), ("leader", _NUM_PLAYERS, (_NUM_PLAYERS,))]
+        self.tensor = np.zeros(sum(size for _, size, _ in pieces), np.float32)
+        self.dict = {}
+        index = 0
+        for name, size, shape in pieces:
+            self.dict[name] = self.tensor[index:index + size].reshape(shape)
+            index += size
 
-  def _set_table(self, state: TwoTenJackState, player: int):
-    """Observation: current hand, cards won by each player, the open trick."""
-    if self.private:
-      for card in state.hands[player]:
-        self.dict["hand"][card] = 1
-    if self.public:
-      for winner in range(_NUM_PLAYERS):
-        for card in state.won[winner]:
-          self.dict["won"][winner, card] = 1
-      trick = state.open_trick()
-      if trick is not None:
-        self.dict["trick_lead"][trick.lead] = 1
-        self.dict["lead_as_spade"][0] = trick.as_spade
-        self.dict["leader"][trick.leader] = 1
+    def set_from(self, state: TwoTenJackState, player: int):
+        """Fills `tensor` for `player`'s view of `state`."""
+        self.tensor.fill(0)
+        self.dict["player"][player] = 1
+        if self.perfect_recall:
+            self._set_history(state, player)
+        else:
+            self._set_table(state, player)
 
-  def string_from(self, state: TwoTenJackState, player: int) -> str:
-    """`player`'s view of `state` as one readable line."""
-    if self.perfect_recall:
-      return self._history_string(state, player)
-    return self._table_string(state, player)
+    def _set_history(self, state: TwoTenJackState, player: int):
+        """Perfect recall: dealt hand, draw after each trick, every lead and follow."""
+        if self.private:
+            for tricks_done, card in state.received[player]:
+                if tricks_done == 0:
+                    self.dict["dealt"][card] = 1
+                else:
+                    self.dict["drawn"][tricks_done - 1, card] = 1
+        if self.public:
+            for index, trick in enumerate(state.tricks):
+                self.dict["lead"][index, trick.lead] = 1
+                self.dict["lead_as_spade"][index] = trick.as_spade
+                if trick.follow is not None:
+                    self.dict["follow"][index, trick.follow] = 1
 
-  def _history_string(self, state: TwoTenJackState, player: int) -> str:
-    """`p0 | dealt: ... | T1: p0 7s 9s >p1 | drew Kd | T2: p1 Ah`."""
-    rules = self.rules
-    pieces = [f"p{player}"]
-    draws = {}
-    if self.private:
-      pieces.append("dealt: " + _cards(rules, [c for t, c in state.received[player] if t == 0]))
-      draws = {t: c for t, c in state.received[player] if t > 0}
-    if self.public:
-      for index, trick in enumerate(state.tricks):
-        pieces.append(_trick_string(rules, index, trick))
-        if index + 1 in draws:
-          pieces.append(f"drew {rules.name(draws[index + 1])}")
-    return " | ".join(pieces)
+    def _set_table(self, state: TwoTenJackState, player: int):
+        """Observation: current hand, cards won by each player, the open trick."""
+        if self.private:
+            for card in state.hands[player]:
+                self.dict["hand"][card] = 1
+        if self.public:
+            for winner in range(_NUM_PLAYERS):
+                for card in state.won[winner]:
+                    self.dict["won"][winner, card] = 1
+            trick = state.open_trick()
+            if trick is not None:
+                self.dict["trick_lead"][trick.lead] = 1
+                self.dict["lead_as_spade"][0] = trick.as_spade
+                self.dict["leader"][trick.leader] = 1
 
-  def _table_string(self, state: TwoTenJackState, player: int) -> str:
-    """`p0 | hand: ... | trick: p1 7s | won p0: ... (6) | won p1: ... (0) | stock 28`."""
-    rules = self.rules
-    pieces = [f"p{player}"]
-    if self.private:
-      pieces.append("hand: " + _cards(rules, state.hands[player]))
-    if self.public:
-      trick = state.open_trick()
-      if trick is not None:
-        pieces.append("trick: " + _trick_string(rules, len(state.tricks) - 1, trick).split(": ")[1])
-      for p in range(_NUM_PLAYERS):
-        pieces.append(f"won p{p}: {_cards(rules, state.won[p]) or '-'} ({state.points[p]})")
-      pieces.append(f"stock {state.stock_left()}")
-    return " | ".join(pieces)
+    def string_from(self, state: TwoTenJackState, player: int) -> str:
+        """`player`'s view of `state` as one readable line."""
+        if self.perfect_recall:
+            return self._history_string(state, player)
+        return self._table_string(state, player)
+
+    def _history_string(self, state: TwoTenJackState, player: int) -> str:
+        """`p0 | dealt: ... | T1: p0 7s 9s >p1 | drew Kd | T2: p1 Ah`."""
+        rules = self.rules
+        pieces = [f"p{player}"]
+        draws = {}
+        if self.private:
+            received = state.received[player]
+            pieces.append("dealt: " + _cards(rules, [c for t, c in received if t == 0]))
+            draws = {t: c for t, c in received if t > 0}
+        if self.public:
+            for index, trick in enumerate(state.tricks):
+                pieces.append(_trick_string(rules, index, trick))
+                if index + 1 in draws:
+                    pieces.append(f"drew {rules.name(draws[index + 1])}")
+        return " | ".join(pieces)
+
+    def _table_string(self, state: TwoTenJackState, player: int) -> str:
+        """`p0 | hand: ... | trick: p1 7s | won p0: ... (6) | won p1: ... (0) | stock 28`."""
+        rules = self.rules
+        pieces = [f"p{player}"]
+        if self.private:
+            pieces.append("hand: " + _cards(rules, state.hands[player]))
+        if self.public:
+            trick = state.open_trick()
+            if trick is not None:
+                pieces.append(f"trick: p{trick.leader} {_lead_string(rules, trick)}")
+            for p in range(_NUM_PLAYERS):
+                pieces.append(f"won p{p}: {_cards(rules, state.won[p]) or '-'} ({state.points[p]})")
+            pieces.append(f"stock {state.stock_left()}")
+        return " | ".join(pieces)
 
 
 pyspiel.register_game(_GAME_TYPE, TwoTenJackGame)

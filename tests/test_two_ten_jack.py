@@ -19,80 +19,80 @@ VARIANTS = [
 
 
 def _game(hand_size=3, **params):
-  """A game with small hands (the full deck unless `ranks` is given)."""
-  params = {"hand_size": hand_size, **params}
-  return pyspiel.load_game("python_two_ten_jack", params)
+    """A game with small hands (the full deck unless `ranks` is given)."""
+    params = {"hand_size": hand_size, **params}
+    return pyspiel.load_game("python_two_ten_jack", params)
 
 
 def _apply(state, *names):
-  """Applies actions given by their strings (`Deal 7s`, `Play 7s`, `Lead As spade`, ...)."""
-  for name in names:
-    by_string = {state.action_to_string(a): a for a in _candidates(state)}
-    state.apply_action(by_string[name])
-  return state
+    """Applies actions given by their strings (`Deal 7s`, `Play 7s`, `Lead As spade`, ...)."""
+    for name in names:
+        by_string = {state.action_to_string(a): a for a in _candidates(state)}
+        state.apply_action(by_string[name])
+    return state
 
 
 def _candidates(state):
-  """Chance outcomes or legal actions of `state`."""
-  if state.is_chance_node():
-    return [a for a, _ in state.chance_outcomes()]
-  return state.legal_actions()
+    """Chance outcomes or legal actions of `state`."""
+    if state.is_chance_node():
+        return [a for a, _ in state.chance_outcomes()]
+    return state.legal_actions()
 
 
 def _dealt(game, hand0, hand1):
-  """A state right after dealing the given hands (card strings)."""
-  state = game.new_initial_state()
-  return _apply(state, *[f"Deal {c}" for c in hand0 + hand1])
+    """A state right after dealing the given hands (card strings)."""
+    state = game.new_initial_state()
+    return _apply(state, *[f"Deal {c}" for c in hand0 + hand1])
 
 
 def _legal_strings(state):
-  return sorted(state.action_to_string(a) for a in state.legal_actions())
+    return sorted(state.action_to_string(a) for a in state.legal_actions())
 
 
 def _random_playout(state, rng):
-  """Plays `state` to the end with uniform chance and uniform legal actions."""
-  while not state.is_terminal():
-    state.apply_action(int(rng.choice(_candidates(state))))
-  return state
+    """Plays `state` to the end with uniform chance and uniform legal actions."""
+    while not state.is_terminal():
+        state.apply_action(int(rng.choice(_candidates(state))))
+    return state
 
 
 # --- OpenSpiel contract ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("game_string", VARIANTS)
 def test_random_sim_test(game_string):
-  game = pyspiel.load_game(game_string)
-  pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+    game = pyspiel.load_game(game_string)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
 
 
 @pytest.mark.parametrize("game_string", VARIANTS)
 def test_game_string_round_trip(game_string):
-  game = pyspiel.load_game(game_string)
-  assert str(pyspiel.load_game(str(game))) == str(game)
+    game = pyspiel.load_game(game_string)
+    assert str(pyspiel.load_game(str(game))) == str(game)
 
 
 def test_state_round_trips():
-  game = pyspiel.load_game(FULL)
-  state = game.new_initial_state()
-  rng = np.random.default_rng(3)
-  for _ in range(40):
-    state.apply_action(int(rng.choice(_candidates(state))))
-  clone = state.clone()
-  restored_game, restored = pyspiel.deserialize_game_and_state(
-      pyspiel.serialize_game_and_state(game, state))
-  unpickled = pickle.loads(pickle.dumps(state))
-  for copy in (clone, restored, unpickled):
-    assert str(copy) == str(state)
-    assert copy.history() == state.history()
-    assert copy.information_state_string(0) == state.information_state_string(0)
-  assert str(restored_game) == str(game)
+    game = pyspiel.load_game(FULL)
+    state = game.new_initial_state()
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        state.apply_action(int(rng.choice(_candidates(state))))
+    clone = state.clone()
+    restored_game, restored = pyspiel.deserialize_game_and_state(
+        pyspiel.serialize_game_and_state(game, state))
+    unpickled = pickle.loads(pickle.dumps(state))
+    for copy in (clone, restored, unpickled):
+        assert str(copy) == str(state)
+        assert copy.history() == state.history()
+        assert copy.information_state_string(0) == state.information_state_string(0)
+    assert str(restored_game) == str(game)
 
 
 def test_reduced_deck_sizes():
-  game = pyspiel.load_game("python_two_ten_jack(ranks=2:T:J:A,hand_size=2)")
-  assert game.num_distinct_actions() == 16 + 2
-  assert game.max_chance_outcomes() == 16
-  assert game.max_game_length() == 32
-  assert len(game.new_initial_state().chance_outcomes()) == 16
+    game = pyspiel.load_game("python_two_ten_jack(ranks=2:T:J:A,hand_size=2)")
+    assert game.num_distinct_actions() == 16 + 2
+    assert game.max_chance_outcomes() == 16
+    assert game.max_game_length() == 32
+    assert len(game.new_initial_state().chance_outcomes()) == 16
 
 
 @pytest.mark.parametrize("params, word", [
@@ -107,21 +107,21 @@ def test_reduced_deck_sizes():
     ({"target": 0}, "target"),
 ])
 def test_bad_parameters_raise_value_error(params, word):
-  with pytest.raises(ValueError, match=word):
-    pyspiel.load_game("python_two_ten_jack", params)
+    with pytest.raises(ValueError, match=word):
+        pyspiel.load_game("python_two_ten_jack", params)
 
 
 def test_illegal_actions_raise_and_leave_state_unchanged():
-  state = _dealt(_game(), ["5c", "Kd", "2h"], ["9c", "3h", "As"])
-  before = (str(state), state.history())
-  for action in (state.rules.deck.index("9c"), state.rules.lead_as_spade, 200):
-    with pytest.raises(ValueError, match="illegal action"):
-      state.apply_action(action)
-  assert (str(state), state.history()) == before
-  chance = _apply(_game().new_initial_state(), "Deal 7s")
-  with pytest.raises(ValueError, match="chance"):
-    chance.apply_action(chance.rules.deck.index("7s"))
-  assert len(chance.history()) == 1
+    state = _dealt(_game(), ["5c", "Kd", "2h"], ["9c", "3h", "As"])
+    before = (str(state), state.history())
+    for action in (state.rules.deck.index("9c"), state.rules.lead_as_spade, 200):
+        with pytest.raises(ValueError, match="illegal action"):
+            state.apply_action(action)
+    assert (str(state), state.history()) == before
+    chance = _apply(_game().new_initial_state(), "Deal 7s")
+    with pytest.raises(ValueError, match="chance"):
+        chance.apply_action(chance.rules.deck.index("7s"))
+    assert len(chance.history()) == 1
 
 
 # --- TTJ-4 / TTJ-5 follow tests of RULES.md -------------------------------------------------
@@ -138,22 +138,22 @@ def test_illegal_actions_raise_and_leave_state_unchanged():
     ("Lead As trump", ["2s", "9h"], ["Play 9h"]),
 ])
 def test_follow_rules(lead, follower, legal):
-  lead_card = lead.split()[1]
-  fillers = [c for c in ("4d", "5d", "6d") if c not in follower][:len(follower) - 1]
-  state = _dealt(_game(hand_size=len(follower)), [lead_card] + fillers, follower)
-  _apply(state, lead)
-  assert state.current_player() == 1
-  assert _legal_strings(state) == sorted(legal)
+    lead_card = lead.split()[1]
+    fillers = [c for c in ("4d", "5d", "6d") if c not in follower][:len(follower) - 1]
+    state = _dealt(_game(hand_size=len(follower)), [lead_card] + fillers, follower)
+    _apply(state, lead)
+    assert state.current_player() == 1
+    assert _legal_strings(state) == sorted(legal)
 
 
 def test_non_dealer_leads_first_trick():
-  assert _dealt(_game(dealer=1), ["5c", "Kd", "2h"], ["9c", "3h", "As"]).current_player() == 0
-  assert _dealt(_game(dealer=0), ["5c", "Kd", "2h"], ["9c", "3h", "As"]).current_player() == 1
+    assert _dealt(_game(dealer=1), ["5c", "Kd", "2h"], ["9c", "3h", "As"]).current_player() == 0
+    assert _dealt(_game(dealer=0), ["5c", "Kd", "2h"], ["9c", "3h", "As"]).current_player() == 1
 
 
 def test_any_card_may_be_led_and_the_as_only_with_a_declaration():
-  state = _dealt(_game(), ["5c", "As", "2h"], ["9c", "3h", "Kd"])
-  assert _legal_strings(state) == ["Lead As spade", "Lead As trump", "Play 2h", "Play 5c"]
+    state = _dealt(_game(), ["5c", "As", "2h"], ["9c", "3h", "Kd"])
+    assert _legal_strings(state) == ["Lead As spade", "Lead As trump", "Play 2h", "Play 5c"]
 
 
 # --- TTJ-6 trick winner and the As ----------------------------------------------------------
@@ -170,38 +170,38 @@ def test_any_card_may_be_led_and_the_as_only_with_a_declaration():
     ("Lead As trump", "Play Ah", 0),
 ])
 def test_trick_winner(lead, follow, winner):
-  lead_card, follow_card = lead.split()[1], follow.split()[1]
-  state = _dealt(_game(hand_size=1), [lead_card], [follow_card])
-  _apply(state, lead, follow)
-  assert state.tricks[0].winner == winner
-  assert state.current_player() == pyspiel.PlayerId.CHANCE
-  assert state.action_to_string(state.chance_outcomes()[0][0]).startswith("Draw ")
-  _apply(state, "Draw 4d")
-  assert "4d" in [state.rules.name(c) for c in state.hands[winner]]
+    lead_card, follow_card = lead.split()[1], follow.split()[1]
+    state = _dealt(_game(hand_size=1), [lead_card], [follow_card])
+    _apply(state, lead, follow)
+    assert state.tricks[0].winner == winner
+    assert state.current_player() == pyspiel.PlayerId.CHANCE
+    assert state.action_to_string(state.chance_outcomes()[0][0]).startswith("Draw ")
+    _apply(state, "Draw 4d")
+    assert "4d" in [state.rules.name(c) for c in state.hands[winner]]
 
 
 def test_as_declaration_is_public():
-  state = _dealt(_game(hand_size=2), ["As", "4d"], ["2s", "9h"])
-  _apply(state, "Lead As spade")
-  for player in (0, 1):
-    assert "As(spade)" in state.information_state_string(player)
-    assert "As(spade)" in state.observation_string(player)
-  assert "9h" not in state.information_state_string(0)
-  assert "4d" not in state.observation_string(1)
+    state = _dealt(_game(hand_size=2), ["As", "4d"], ["2s", "9h"])
+    _apply(state, "Lead As spade")
+    for player in (0, 1):
+        assert "As(spade)" in state.information_state_string(player)
+        assert "As(spade)" in state.observation_string(player)
+    assert "9h" not in state.information_state_string(0)
+    assert "4d" not in state.observation_string(1)
 
 
 # --- TTJ-7 drawing ---------------------------------------------------------------------------
 
 def test_winner_draws_first_then_loser_then_winner_leads():
-  state = _dealt(_game(), ["5c", "Kd", "2h"], ["9c", "3h", "As"])
-  _apply(state, "Play 5c", "Play 9c")
-  assert state.tricks[0].winner == 1
-  _apply(state, "Draw 7d", "Draw 8d")
-  names = [[state.rules.name(c) for c in hand] for hand in state.hands]
-  assert "7d" in names[1] and "8d" in names[0]
-  assert state.current_player() == 1
-  assert "drew 7d" in state.information_state_string(1)
-  assert "7d" not in state.information_state_string(0)
+    state = _dealt(_game(), ["5c", "Kd", "2h"], ["9c", "3h", "As"])
+    _apply(state, "Play 5c", "Play 9c")
+    assert state.tricks[0].winner == 1
+    _apply(state, "Draw 7d", "Draw 8d")
+    names = [[state.rules.name(c) for c in hand] for hand in state.hands]
+    assert "7d" in names[1] and "8d" in names[0]
+    assert state.current_player() == 1
+    assert "drew 7d" in state.information_state_string(1)
+    assert "7d" not in state.information_state_string(0)
 
 
 @pytest.mark.parametrize("game_string, draw_tricks, num_tricks", [
@@ -210,48 +210,49 @@ def test_winner_draws_first_then_loser_then_winner_leads():
     ("python_two_ten_jack(ranks=2:T:J:A,hand_size=8)", 0, 8),
 ])
 def test_draws_while_the_stock_lasts_then_play_out(game_string, draw_tricks, num_tricks):
-  game = pyspiel.load_game(game_string)
-  state = _random_playout(game.new_initial_state(), np.random.default_rng(7))
-  draws = [tricks for tricks, _ in state.received[0] + state.received[1] if tricks > 0]
-  assert sorted(draws) == sorted(list(range(1, draw_tricks + 1)) * 2)
-  assert len(state.tricks) == num_tricks
-  assert state.stock_left() == 0
-  assert not any(state.hands)
+    game = pyspiel.load_game(game_string)
+    state = _random_playout(game.new_initial_state(), np.random.default_rng(7))
+    draws = [tricks for tricks, _ in state.received[0] + state.received[1] if tricks > 0]
+    assert sorted(draws) == sorted(list(range(1, draw_tricks + 1)) * 2)
+    assert len(state.tricks) == num_tricks
+    assert state.stock_left() == 0
+    assert not any(state.hands)
 
 
 # --- TTJ-8 scoring, TTJ-1 match ------------------------------------------------------------
 
 def test_scoring_example_2h_jh_tc_as_jd_scores_7():
-  state = _dealt(_game(), ["Jh", "As", "Jd"], ["2h", "Tc", "3d"])
-  _apply(state, "Play Jh", "Play 2h", "Draw 4c", "Draw 5c")
-  _apply(state, "Lead As trump", "Play Tc", "Draw 6c", "Draw 7c")
-  _apply(state, "Play Jd", "Play 3d")
-  won = sorted(state.rules.name(c) for c in state.won[0])
-  assert won == sorted(["Jh", "2h", "As", "Tc", "Jd", "3d"])
-  assert state.points == [7, 0]
+    state = _dealt(_game(), ["Jh", "As", "Jd"], ["2h", "Tc", "3d"])
+    _apply(state, "Play Jh", "Play 2h", "Draw 4c", "Draw 5c")
+    _apply(state, "Lead As trump", "Play Tc", "Draw 6c", "Draw 7c")
+    _apply(state, "Play Jd", "Play 3d")
+    won = sorted(state.rules.name(c) for c in state.won[0])
+    assert won == sorted(["Jh", "2h", "As", "Tc", "Jd", "3d"])
+    assert state.points == [7, 0]
 
 
 @pytest.mark.parametrize("game_string", [FULL, "python_two_ten_jack(ranks=2:T:J:A,hand_size=3)"])
 def test_returns_are_own_points_minus_opponents(game_string):
-  rng = np.random.default_rng(11)
-  game = pyspiel.load_game(game_string)
-  for _ in range(5):
-    state = _random_playout(game.new_initial_state(), rng)
-    assert sum(state.points) == 5
-    assert state.returns() == [state.points[0] - state.points[1], state.points[1] - state.points[0]]
+    rng = np.random.default_rng(11)
+    game = pyspiel.load_game(game_string)
+    for _ in range(5):
+        state = _random_playout(game.new_initial_state(), rng)
+        assert sum(state.points) == 5
+        difference = state.points[0] - state.points[1]
+        assert state.returns() == [difference, -difference]
 
 
 def test_deal_points_and_match_scores_can_be_negative():
-  game = _game(hand_size=1, ranks="2:T:J:A", score0=-3)
-  state = _dealt(game, ["Tc"], ["Jc"])
-  _apply(state, "Play Tc", "Play Jc")
-  assert state.points == [0, -10]
-  rng = np.random.default_rng(0)
-  while not state.is_terminal():
-    state.apply_action(int(rng.choice(_candidates(state))))
-  result = match_result(state)
-  assert result.score0 == -3 + state.points[0]
-  assert min(state.points) < 0
+    game = _game(hand_size=1, ranks="2:T:J:A", score0=-3)
+    state = _dealt(game, ["Tc"], ["Jc"])
+    _apply(state, "Play Tc", "Play Jc")
+    assert state.points == [0, -10]
+    rng = np.random.default_rng(0)
+    while not state.is_terminal():
+        state.apply_action(int(rng.choice(_candidates(state))))
+    result = match_result(state)
+    assert result.score0 == -3 + state.points[0]
+    assert min(state.points) < 0
 
 
 @pytest.mark.parametrize("score0, score1, winner", [
@@ -259,55 +260,54 @@ def test_deal_points_and_match_scores_can_be_negative():
     (-40, 31, 1),
 ])
 def test_match_winner_both_over_target_rule(score0, score1, winner):
-  assert match_winner(score0, score1, 31) == winner
+    assert match_winner(score0, score1, 31) == winner
 
 
 def test_match_result_after_a_deal_alternates_dealer():
-  game = pyspiel.load_game("python_two_ten_jack(ranks=2:T:J:A,hand_size=8,score0=30,score1=29)")
-  state = _random_playout(game.new_initial_state(), np.random.default_rng(5))
-  result = match_result(state)
-  assert (result.score0, result.score1) == (30 + state.points[0], 29 + state.points[1])
-  assert result.winner == match_winner(result.score0, result.score1, 31)
-  assert result.next_dealer == 0
-  with pytest.raises(ValueError, match="terminal"):
-    match_result(game.new_initial_state())
+    game = pyspiel.load_game("python_two_ten_jack(ranks=2:T:J:A,hand_size=8,score0=30,score1=29)")
+    state = _random_playout(game.new_initial_state(), np.random.default_rng(5))
+    result = match_result(state)
+    assert (result.score0, result.score1) == (30 + state.points[0], 29 + state.points[1])
+    assert result.winner == match_winner(result.score0, result.score1, 31)
+    assert result.next_dealer == 0
+    with pytest.raises(ValueError, match="terminal"):
+        match_result(game.new_initial_state())
 
 
 # --- TTJ-9 information and resampling ------------------------------------------------------
 
 def _midgame(game_string, seed, moves):
-  """A state after `moves` random actions (chance included)."""
-  state = pyspiel.load_game(game_string).new_initial_state()
-  rng = np.random.default_rng(seed)
-  for _ in range(moves):
-    state.apply_action(int(rng.choice(_candidates(state))))
-  return state
+    """A state after `moves` random actions (chance included)."""
+    state = pyspiel.load_game(game_string).new_initial_state()
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        state.apply_action(int(rng.choice(_candidates(state))))
+    return state
 
 
-@pytest.mark.parametrize("game_string, moves", [(FULL, 60), (FULL, 85),
-                                                ("python_two_ten_jack(ranks=2:T:J:A,hand_size=3)",
-                                                 14)])
+@pytest.mark.parametrize("game_string, moves", [
+    (FULL, 60), (FULL, 85), ("python_two_ten_jack(ranks=2:T:J:A,hand_size=3)", 14)])
 def test_resample_keeps_infostate_and_varies_opponent_hand(game_string, moves):
-  state = _midgame(game_string, 2, moves)
-  while state.is_chance_node():
-    state.apply_action(state.chance_outcomes()[0][0])
-  player = state.current_player()
-  sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
-  opponent_hands = set()
-  for _ in range(20):
-    sample = state.resample_from_infostate(player, sampler)
-    assert sample.information_state_string(player) == state.information_state_string(player)
-    assert sample.information_state_tensor(player) == state.information_state_tensor(player)
-    assert sample.legal_actions() == state.legal_actions()
-    opponent_hands.add(frozenset(sample.hands[1 - player]))
-  assert len(opponent_hands) > 1
+    state = _midgame(game_string, 2, moves)
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    player = state.current_player()
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    opponent_hands = set()
+    for _ in range(20):
+        sample = state.resample_from_infostate(player, sampler)
+        assert sample.information_state_string(player) == state.information_state_string(player)
+        assert sample.information_state_tensor(player) == state.information_state_tensor(player)
+        assert sample.legal_actions() == state.legal_actions()
+        opponent_hands.add(frozenset(sample.hands[1 - player]))
+    assert len(opponent_hands) > 1
 
 
 def test_resample_respects_shown_voids():
-  state = _dealt(_game(hand_size=2), ["5c", "4d"], ["3h", "Kd"])
-  _apply(state, "Play 5c", "Play 3h", "Draw 9c", "Draw 2s")
-  sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
-  for _ in range(30):
-    sample = state.resample_from_infostate(0, sampler)
-    dealt1 = [state.rules.name(c) for t, c in sample.received[1] if t == 0]
-    assert not any(card.endswith("c") for card in dealt1)
+    state = _dealt(_game(hand_size=2), ["5c", "4d"], ["3h", "Kd"])
+    _apply(state, "Play 5c", "Play 3h", "Draw 9c", "Draw 2s")
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    for _ in range(30):
+        sample = state.resample_from_infostate(0, sampler)
+        dealt1 = [state.rules.name(c) for t, c in sample.received[1] if t == 0]
+        assert not any(card.endswith("c") for card in dealt1)
