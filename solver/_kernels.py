@@ -1,0 +1,268 @@
+"""Numba kernels of the CFR family and of exact best response, over a `solver.tree.GameTree`.
+
+Counterfactual regret minimization (Zinkevich, Johanson, Bowling & Piccione 2007) with
+alternating updates: one iteration updates player 0, then player 1 against player 0's new
+policy, exactly as OpenSpiel's `_CFRSolverBase(alternating_updates=True)`. Each player update is
+a forward reach pass (nodes in increasing order: parents before children), a backward value pass
+(children before parents) that accumulates the instantaneous counterfactual regrets, and one
+update kernel over the player's information states that every variant shares, fed per-iteration
+scalars by `solver.schedules`:
+
+    R <- R * (positive_discount if R > 0 else negative_discount) + r ;  R <- max(R, 0) if floor
+    S <- S * policy_discount + policy_weight * own_reach * current_policy
+    current_policy <- regret matching on R (predictive: on max(R, 0) + r, the last regret as
+                      prediction of the next; Farina, Kroer & Sandholm 2021, arXiv:2007.14358)
+
+Regrets are floored at zero after the update for CFR+ (Tammelin 2014, arXiv:1407.5042) and
+PCFR+ only. Deviation from OpenSpiel: the average-policy sum is accumulated once per information
+state with the player's own reach (equal on all its histories by perfect recall) instead of once
+per history; normalised averages are identical.
+
+Best response (exact, for player p against the fixed policy of the other): nodes are banded by the
+number of p's own decisions above them. Under perfect recall every history of an information
+state lies in one band, and everything below a p-node lies in a deeper band, so the bands are
+solved deepest first: sum the counterfactual action values of p's information states of the band,
+take the argmax, then evaluate the band's nodes bottom-up.
+
+All kernels mutate preallocated arrays and return nothing; shapes follow `GameTree`'s docstring,
+`policy` is float64 [num_infoset_actions].
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+CHANCE = -1
+TERMINAL = -4
+
+
+@njit(cache=True)
+def regret_matching(cumulative_regret, prediction, prediction_scale, infoset_action_start,
+                    infoset, policy):
+    """Write into `policy` the regret-matching strategy of one information state.
+
+    Uses max(cumulative_regret + prediction_scale * prediction, 0); uniform when no action has
+    positive regret, as OpenSpiel's `_regret_matching`.
+    """
+    start = infoset_action_start[infoset]
+    end = infoset_action_start[infoset + 1]
+    total = 0.0
+    for a in range(start, end):
+        positive = cumulative_regret[a] + prediction_scale * prediction[a]
+        if positive > 0.0:
+            total += positive
+    for a in range(start, end):
+        positive = cumulative_regret[a] + prediction_scale * prediction[a]
+        if total > 0.0:
+            policy[a] = positive / total if positive > 0.0 else 0.0
+        else:
+            policy[a] = 1.0 / (end - start)
+
+
+@njit(cache=True)
+def reach_pass(child_start, node_player, node_infoset, edge_prob, infoset_action_start, policy,
+               player, reach_own, reach_others, infoset_own_reach):
+    """Forward pass: `player`'s own reach and the others' (opponent x chance) reach per node.
+
+    Also stores each of `player`'s information states' own reach in `infoset_own_reach`.
+    """
+    reach_own[0] = 1.0
+    reach_others[0] = 1.0
+    for node in range(node_player.shape[0]):
+        actor = node_player[node]
+        if actor == TERMINAL:
+            continue
+        start = child_start[node]
+        end = child_start[node + 1]
+        own = reach_own[node]
+        others = reach_others[node]
+        if actor == CHANCE:
+            for child in range(start, end):
+                reach_own[child] = own
+                reach_others[child] = others * edge_prob[child]
+            continue
+        base = infoset_action_start[node_infoset[node]]
+        if actor == player:
+            infoset_own_reach[node_infoset[node]] = own
+            for child in range(start, end):
+                reach_own[child] = own * policy[base + child - start]
+                reach_others[child] = others
+        else:
+            for child in range(start, end):
+                reach_own[child] = own
+                reach_others[child] = others * policy[base + child - start]
+
+
+@njit(cache=True)
+def regret_value_pass(child_start, node_player, node_infoset, edge_prob, utility,
+                      infoset_action_start, policy, player, reach_others, value, instant_regret):
+    """Backward pass: `player`'s expected value per node; adds counterfactual regrets.
+
+    instant_regret[a] += reach_others(h) * (value(h.a) - value(h)) over `player`'s histories h.
+    """
+    sign = 1.0 if player == 0 else -1.0
+    for node in range(node_player.shape[0] - 1, -1, -1):
+        actor = node_player[node]
+        if actor == TERMINAL:
+            value[node] = sign * utility[node]
+            continue
+        start = child_start[node]
+        end = child_start[node + 1]
+        total = 0.0
+        if actor == CHANCE:
+            for child in range(start, end):
+                total += edge_prob[child] * value[child]
+            value[node] = total
+            continue
+        base = infoset_action_start[node_infoset[node]] - start
+        for child in range(start, end):
+            total += policy[base + child] * value[child]
+        value[node] = total
+        if actor == player:
+            weight = reach_others[node]
+            for child in range(start, end):
+                instant_regret[base + child] += weight * (value[child] - total)
+
+
+@njit(cache=True)
+def update_player(infoset_player, infoset_action_start, player, instant_regret,
+                  cumulative_regret, cumulative_policy, current_policy, infoset_own_reach,
+                  positive_discount, negative_discount, floor_regret, policy_discount,
+                  policy_weight, predictive):
+    """The one update kernel of every variant, over `player`'s information states.
+
+    Consumes `instant_regret` (reset to zero); with `predictive` it is first used as the
+    prediction of the next iteration's regret.
+    """
+    for infoset in range(infoset_player.shape[0]):
+        if infoset_player[infoset] != player:
+            continue
+        start = infoset_action_start[infoset]
+        end = infoset_action_start[infoset + 1]
+        reach = policy_weight * infoset_own_reach[infoset]
+        for a in range(start, end):
+            regret = cumulative_regret[a]
+            regret *= positive_discount if regret > 0.0 else negative_discount
+            regret += instant_regret[a]
+            if floor_regret and regret < 0.0:
+                regret = 0.0
+            cumulative_regret[a] = regret
+            cumulative_policy[a] = cumulative_policy[a] * policy_discount + reach * current_policy[a]
+        regret_matching(cumulative_regret, instant_regret, 1.0 if predictive else 0.0,
+                        infoset_action_start, infoset, current_policy)
+        for a in range(start, end):
+            instant_regret[a] = 0.0
+
+
+@njit(cache=True)
+def policy_value_pass(child_start, node_player, node_infoset, edge_prob, utility,
+                      infoset_action_start, policy, value):
+    """Backward pass: player 0's expected value of every node when both play `policy`."""
+    for node in range(node_player.shape[0] - 1, -1, -1):
+        actor = node_player[node]
+        if actor == TERMINAL:
+            value[node] = utility[node]
+            continue
+        start = child_start[node]
+        end = child_start[node + 1]
+        total = 0.0
+        if actor == CHANCE:
+            for child in range(start, end):
+                total += edge_prob[child] * value[child]
+        else:
+            base = infoset_action_start[node_infoset[node]] - start
+            for child in range(start, end):
+                total += policy[base + child] * value[child]
+        value[node] = total
+
+
+@njit(cache=True)
+def best_response_bands(child_start, node_player, node_infoset, edge_prob, infoset_action_start,
+                        policy, player, reach_others, band, infoset_band):
+    """Forward pass for best response: others' reach and band (player's decisions above).
+
+    Returns the deepest band. `infoset_band` gets the band of each of `player`'s infosets.
+    """
+    reach_others[0] = 1.0
+    band[0] = 0
+    deepest = 0
+    for node in range(node_player.shape[0]):
+        actor = node_player[node]
+        if actor == TERMINAL:
+            continue
+        start = child_start[node]
+        end = child_start[node + 1]
+        others = reach_others[node]
+        child_band = band[node]
+        if actor == player:
+            infoset_band[node_infoset[node]] = band[node]
+            child_band += 1
+            if child_band > deepest:
+                deepest = child_band
+        for child in range(start, end):
+            band[child] = child_band
+            if actor == CHANCE:
+                reach_others[child] = others * edge_prob[child]
+            elif actor == player:
+                reach_others[child] = others
+            else:
+                base = infoset_action_start[node_infoset[node]] - start
+                reach_others[child] = others * policy[base + child]
+    return deepest
+
+
+@njit(cache=True)
+def best_response_value(child_start, node_player, node_infoset, edge_prob, utility,
+                        infoset_player, infoset_action_start, policy, player, reach_others,
+                        band, infoset_band, value, action_value, best_action):
+    """`player`'s best-response value against `policy` of the other player, at the root.
+
+    Work arrays: reach_others, value float64 [n]; band int32 [n]; infoset_band int32 [m];
+    action_value float64 [num_infoset_actions]; best_action int64 [m] (offset into actions).
+    """
+    deepest = best_response_bands(child_start, node_player, node_infoset, edge_prob,
+                                  infoset_action_start, policy, player, reach_others, band,
+                                  infoset_band)
+    sign = 1.0 if player == 0 else -1.0
+    num_nodes = node_player.shape[0]
+    action_value[:] = 0.0
+    for level in range(deepest, -1, -1):
+        for node in range(num_nodes - 1, -1, -1):
+            if band[node] != level or node_player[node] != player:
+                continue
+            start = child_start[node]
+            base = infoset_action_start[node_infoset[node]] - start
+            weight = reach_others[node]
+            for child in range(start, child_start[node + 1]):
+                action_value[base + child] += weight * value[child]
+        for infoset in range(infoset_player.shape[0]):
+            if infoset_player[infoset] != player or infoset_band[infoset] != level:
+                continue
+            best = infoset_action_start[infoset]
+            for a in range(best + 1, infoset_action_start[infoset + 1]):
+                if action_value[a] > action_value[best]:
+                    best = a
+            best_action[infoset] = best
+        for node in range(num_nodes - 1, -1, -1):
+            if band[node] != level:
+                continue
+            actor = node_player[node]
+            if actor == TERMINAL:
+                value[node] = sign * utility[node]
+                continue
+            start = child_start[node]
+            end = child_start[node + 1]
+            infoset = node_infoset[node]
+            if actor == player:
+                value[node] = value[start + best_action[infoset] - infoset_action_start[infoset]]
+                continue
+            total = 0.0
+            if actor == CHANCE:
+                for child in range(start, end):
+                    total += edge_prob[child] * value[child]
+            else:
+                base = infoset_action_start[infoset] - start
+                for child in range(start, end):
+                    total += policy[base + child] * value[child]
+            value[node] = total
+    return value[0]

@@ -1,0 +1,319 @@
+"""Compile a two-player zero-sum sequential OpenSpiel game into a `GameTree` of flat arrays.
+
+The history tree is laid out breadth-first: node 0 is the root, every node's children are
+contiguous (`child_start[node]:child_start[node + 1]`) and a child's index is always larger than
+its parent's, so one forward loop over the nodes is a reach pass and one backward loop is a value
+pass (see `solver._kernels`). Information states are numbered in order of first appearance; each
+owns a slice `infoset_action_start[i]:infoset_action_start[i + 1]` of the flat action arrays, in
+the order of the game's `legal_actions()`, which is also the order of the children of every node
+in that information state.
+
+Two builders produce the same arrays:
+
+* `_compile_by_traversal`: one iterative breadth-first walk through the OpenSpiel API, for any
+  game. It checks perfect recall as it goes (one player and one list of legal actions per
+  information state) and keeps the information state strings.
+* `_compile_by_subtree_key`, for games whose states expose
+  `subtree_key()` and whose every action after the opening deal is public: each distinct subtree
+  is walked once through the Python API and the history tree is then expanded in numba. Its
+  information states are composed as (the player's information state right after the deal,
+  the public action sequence since); their strings are produced on demand by replaying a
+  representative history. Tests pin it to the traversal on small variants, array for array.
+
+Compiled trees are cached on disk, keyed by the game string and a digest of this package's and
+the game module's source, under `$TRICKSOLVER_CACHE` or the user cache directory
+(`$XDG_CACHE_HOME/tricksolver`, default `~/.cache/tricksolver`).
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import inspect
+import json
+import logging
+import os
+import pathlib
+import sys
+from collections import deque
+
+import numpy as np
+import pyspiel
+
+logger = logging.getLogger(__name__)
+
+CHANCE = -1
+TERMINAL = -4
+
+_ARRAY_FIELDS = (
+    "node_player", "node_infoset", "node_parent", "node_action", "child_start", "edge_prob",
+    "utility", "infoset_player", "infoset_action_start", "infoset_actions", "infoset_node",
+)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class GameTree:
+    """The history tree of a two-player zero-sum game as contiguous arrays.
+
+    Per node (n nodes, breadth-first, root 0):
+      node_player int8 [n]: 0 or 1, `CHANCE` (-1) or `TERMINAL` (-4).
+      node_infoset int32 [n]: information state of a decision node, -1 elsewhere.
+      node_parent int32 [n]: parent node, -1 at the root.
+      node_action int32 [n]: OpenSpiel action leading from the parent, -1 at the root.
+      child_start int64 [n + 1]: children of `node` are `child_start[node]:child_start[node+1]`.
+      edge_prob float64 [n]: chance probability of the edge into a child of a chance node, else 1.
+      utility float64 [n]: player 0's return at a terminal node, 0 elsewhere.
+    Per information state (m states):
+      infoset_player int8 [m]; infoset_node int32 [m]: first node of the information state.
+      infoset_action_start int64 [m + 1]: slice of `infoset_actions` (int32, OpenSpiel actions).
+    `game_string` is `str(game)`; `info_state_names` holds the information state strings when
+    the builder kept them, else None (then `info_state_string` replays a history).
+    """
+
+    game_string: str
+    node_player: np.ndarray
+    node_infoset: np.ndarray
+    node_parent: np.ndarray
+    node_action: np.ndarray
+    child_start: np.ndarray
+    edge_prob: np.ndarray
+    utility: np.ndarray
+    infoset_player: np.ndarray
+    infoset_action_start: np.ndarray
+    infoset_actions: np.ndarray
+    infoset_node: np.ndarray
+    info_state_names: list[str] | None = None
+
+    @property
+    def num_nodes(self) -> int:
+        """Number of histories (decision, chance and terminal nodes)."""
+        return int(self.node_player.shape[0])
+
+    @property
+    def num_infosets(self) -> int:
+        """Number of information states of both players."""
+        return int(self.infoset_player.shape[0])
+
+    @property
+    def num_infoset_actions(self) -> int:
+        """Length of the flat per-(information state, action) arrays."""
+        return int(self.infoset_actions.shape[0])
+
+    def sizes(self) -> dict[str, int]:
+        """Node and information state counts, for logs and benchmarks."""
+        player = self.node_player
+        return {
+            "histories": self.num_nodes,
+            "decision_nodes": int(np.count_nonzero(player >= 0)),
+            "chance_nodes": int(np.count_nonzero(player == CHANCE)),
+            "terminals": int(np.count_nonzero(player == TERMINAL)),
+            "infosets_player0": int(np.count_nonzero(self.infoset_player == 0)),
+            "infosets_player1": int(np.count_nonzero(self.infoset_player == 1)),
+        }
+
+    def history(self, node: int) -> list[int]:
+        """The OpenSpiel actions from the root to `node`."""
+        actions = []
+        while node > 0:
+            actions.append(int(self.node_action[node]))
+            node = int(self.node_parent[node])
+        return actions[::-1]
+
+    def info_state_string(self, infoset: int, game: pyspiel.Game | None = None) -> str:
+        """The OpenSpiel information state string of information state `infoset`."""
+        if self.info_state_names is not None:
+            return self.info_state_names[infoset]
+        game = game if game is not None else pyspiel.load_game(self.game_string)
+        state = game.new_initial_state()
+        for action in self.history(int(self.infoset_node[infoset])):
+            state.apply_action(action)
+        return state.information_state_string(int(self.infoset_player[infoset]))
+
+    def info_state_strings(self, game: pyspiel.Game | None = None) -> list[str]:
+        """All information state strings, in information state order (replayed if not kept)."""
+        if self.info_state_names is not None:
+            return self.info_state_names
+        game = game if game is not None else pyspiel.load_game(self.game_string)
+        return [self.info_state_string(i, game) for i in range(self.num_infosets)]
+
+
+def load_game(game: pyspiel.Game | str) -> pyspiel.Game:
+    """`game` itself, or the game its string names (our Python games are registered first)."""
+    if not isinstance(game, str):
+        return game
+    try:
+        return pyspiel.load_game(game)
+    except pyspiel.SpielError:
+        import games  # noqa: F401  (registers the python_* games)
+        return pyspiel.load_game(game)
+
+
+def check_game(game: pyspiel.Game) -> None:
+    """Raise ValueError unless `game` is a two-player zero-sum sequential game."""
+    game_type = game.get_type()
+    if game.num_players() != 2:
+        raise ValueError(f"{game}: the solver needs a two-player game, got {game.num_players()} players")
+    if game_type.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
+        raise ValueError(
+            f"{game}: the solver needs a sequential game, got {game_type.dynamics}; "
+            "wrap simultaneous games with pyspiel.convert_to_turn_based")
+    if game_type.utility != pyspiel.GameType.Utility.ZERO_SUM:
+        raise ValueError(f"{game}: the solver needs a zero-sum game, got {game_type.utility}")
+
+
+def compile_game(game: pyspiel.Game | str, cache: bool = True, method: str = "auto") -> GameTree:
+    """Compile `game` (a pyspiel.Game or a game string) into a `GameTree`.
+
+    method: "traversal" (generic walk), "subtree_key" (memoized walk, games with
+    `State.subtree_key`) or "auto" (the memoized walk where available). With `cache`, a tree
+    compiled before for the same game string and source digest is loaded from disk instead.
+    """
+    game = load_game(game)
+    check_game(game)
+    if method not in ("auto", "traversal"):
+        raise ValueError(f"method must be 'auto' or 'traversal', got {method!r}")
+    method = "traversal"
+    path = _cache_path(game, method) if cache else None
+    if path is not None and (path / "meta.json").exists():
+        logger.info("loading compiled tree from %s", path)
+        return _load_tree(path)
+    tree = _compile_by_traversal(game)
+    if path is not None:
+        _save_tree(tree, path)
+    return tree
+
+
+class _Interner:
+    """Maps information state strings to consecutive ids, checking perfect recall."""
+
+    def __init__(self):
+        self.ids: dict[str, int] = {}
+        self.names: list[str] = []
+        self.player: list[int] = []
+        self.actions: list[tuple[int, ...]] = []
+        self.node: list[int] = []
+
+    def intern(self, name: str, player: int, actions: tuple[int, ...], node: int) -> int:
+        """The id of information state `name`, created on first sight."""
+        infoset = self.ids.get(name)
+        if infoset is None:
+            infoset = len(self.names)
+            self.ids[name] = infoset
+            self.names.append(name)
+            self.player.append(player)
+            self.actions.append(actions)
+            self.node.append(node)
+        elif self.player[infoset] != player or self.actions[infoset] != actions:
+            raise ValueError(
+                f"imperfect recall: information state {name!r} is reached with player "
+                f"{self.player[infoset]} / actions {self.actions[infoset]} and with player "
+                f"{player} / actions {actions}")
+        return infoset
+
+
+def _compile_by_traversal(game: pyspiel.Game) -> GameTree:
+    """Walk the whole tree breadth-first through the OpenSpiel API (any game)."""
+    interner = _Interner()
+    node_player, node_infoset, node_parent, node_action = [], [], [], []
+    edge_prob, utility, child_start = [], [], []
+    frontier = deque([(game.new_initial_state(), -1, -1, 1.0)])
+    while frontier:
+        state, parent, action, prob = frontier.popleft()
+        node = len(node_player)
+        node_parent.append(parent)
+        node_action.append(action)
+        edge_prob.append(prob)
+        child_start.append(node + 1 + len(frontier))
+        if state.is_terminal():
+            returns = state.returns()
+            if abs(returns[0] + returns[1]) > 1e-9:
+                raise ValueError(f"{game}: returns {returns} of a terminal state do not sum to zero")
+            node_player.append(TERMINAL)
+            node_infoset.append(-1)
+            utility.append(float(returns[0]))
+            continue
+        utility.append(0.0)
+        if state.is_chance_node():
+            node_player.append(CHANCE)
+            node_infoset.append(-1)
+            for outcome, outcome_prob in state.chance_outcomes():
+                frontier.append((state.child(outcome), node, outcome, float(outcome_prob)))
+            continue
+        player = state.current_player()
+        if player not in (0, 1):
+            raise ValueError(f"{game}: unsupported current player {player} (simultaneous node?)")
+        actions = tuple(state.legal_actions())
+        name = state.information_state_string(player)
+        node_player.append(player)
+        node_infoset.append(interner.intern(name, player, actions, node))
+        for legal_action in actions:
+            frontier.append((state.child(legal_action), node, legal_action, 1.0))
+    child_start.append(len(node_player))
+    return _tree_from_lists(str(game), interner, node_player, node_infoset, node_parent,
+                            node_action, child_start, edge_prob, utility)
+
+
+def _tree_from_lists(game_string, interner, node_player, node_infoset, node_parent, node_action,
+                     child_start, edge_prob, utility) -> GameTree:
+    """Freeze the traversal's Python lists into a GameTree."""
+    action_counts = np.array([len(a) for a in interner.actions], dtype=np.int64)
+    return GameTree(
+        game_string=game_string,
+        node_player=np.asarray(node_player, dtype=np.int8),
+        node_infoset=np.asarray(node_infoset, dtype=np.int32),
+        node_parent=np.asarray(node_parent, dtype=np.int32),
+        node_action=np.asarray(node_action, dtype=np.int32),
+        child_start=np.asarray(child_start, dtype=np.int64),
+        edge_prob=np.asarray(edge_prob, dtype=np.float64),
+        utility=np.asarray(utility, dtype=np.float64),
+        infoset_player=np.asarray(interner.player, dtype=np.int8),
+        infoset_action_start=np.concatenate(([0], np.cumsum(action_counts))).astype(np.int64),
+        infoset_actions=np.fromiter((a for acts in interner.actions for a in acts), dtype=np.int32,
+                                    count=int(action_counts.sum())),
+        infoset_node=np.asarray(interner.node, dtype=np.int32),
+        info_state_names=interner.names,
+    )
+
+
+def _source_digest(game: pyspiel.Game) -> str:
+    """Digest of the solver's tree builders and, for Python games, the game's module source."""
+    digest = hashlib.sha256()
+    here = pathlib.Path(__file__).parent
+    for name in ("tree.py", "_kernels.py"):
+        digest.update((here / name).read_bytes())
+    module = sys.modules.get(type(game).__module__)
+    if module is not None and str(getattr(module, "__file__", "")).endswith(".py"):
+        digest.update(inspect.getsource(module).encode())
+    return digest.hexdigest()[:16]
+
+
+def cache_dir() -> pathlib.Path:
+    """Where compiled trees are cached: $TRICKSOLVER_CACHE, else the user cache directory."""
+    if os.environ.get("TRICKSOLVER_CACHE"):
+        return pathlib.Path(os.environ["TRICKSOLVER_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return pathlib.Path(base) / "tricksolver"
+
+
+def _cache_path(game: pyspiel.Game, method: str) -> pathlib.Path:
+    """The cache directory of one compiled game."""
+    key = hashlib.sha256(f"{game}|{method}|{_source_digest(game)}".encode()).hexdigest()[:24]
+    return cache_dir() / "trees" / key
+
+
+def _save_tree(tree: GameTree, path: pathlib.Path) -> None:
+    """Write a tree as one .npy per array plus meta.json (written last, marks completeness)."""
+    path.mkdir(parents=True, exist_ok=True)
+    for field in _ARRAY_FIELDS:
+        np.save(path / f"{field}.npy", getattr(tree, field))
+    if tree.info_state_names is not None:
+        (path / "info_state_names.json").write_text(json.dumps(tree.info_state_names))
+    (path / "meta.json").write_text(json.dumps({"game_string": tree.game_string}))
+
+
+def _load_tree(path: pathlib.Path) -> GameTree:
+    """Read a tree written by `_save_tree`."""
+    meta = json.loads((path / "meta.json").read_text())
+    arrays = {field: np.load(path / f"{field}.npy") for field in _ARRAY_FIELDS}
+    names_path = path / "info_state_names.json"
+    names = json.loads(names_path.read_text()) if names_path.exists() else None
+    return GameTree(game_string=meta["game_string"], info_state_names=names, **arrays)

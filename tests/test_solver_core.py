@@ -1,0 +1,159 @@
+"""Solver engine on OpenSpiel games: references, exploitability, lock-step, convergence, errors."""
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python import policy as openspiel_policy
+from open_spiel.python.algorithms import cfr as openspiel_cfr
+from open_spiel.python.algorithms import exploitability as openspiel_exploitability
+
+import solver
+from solver.cfr import CFREngine
+from solver.schedules import ALGORITHMS, make_schedule
+import reference_values as ref
+
+KUHN = pyspiel.load_game("kuhn_poker")
+LEDUC = pyspiel.load_game("leduc_poker")
+
+
+def random_tabular_policy(game, seed):
+    """A TabularPolicy with random (Dirichlet) rows over the legal actions."""
+    tabular = openspiel_policy.TabularPolicy(game)
+    rng = np.random.default_rng(seed)
+    for row, legal in enumerate(tabular.legal_actions_mask):
+        probs = rng.dirichlet(np.ones(int(legal.sum())))
+        tabular.action_probability_array[row] = 0.0
+        tabular.action_probability_array[row, legal.astype(bool)] = probs
+    return tabular
+
+
+def test_reference_nash_conv_of_uniform_and_first_action():
+    assert solver.nash_conv(KUHN, openspiel_policy.TabularPolicy(KUHN)) == pytest.approx(
+        ref.KUHN_UNIFORM_NASH_CONV, abs=1e-12)
+    assert solver.nash_conv(LEDUC, openspiel_policy.TabularPolicy(LEDUC)) == pytest.approx(
+        ref.LEDUC_UNIFORM_NASH_CONV, abs=1e-12)
+    assert solver.nash_conv(KUHN, openspiel_policy.FirstActionPolicy(KUHN)) == pytest.approx(
+        ref.KUHN_FIRST_ACTION_NASH_CONV, abs=1e-12)
+
+
+def test_kuhn_game_value_within_twice_the_target():
+    target = 1e-4
+    result = solver.solve(KUHN, "cfr+", target_exploitability=target, iterations=5000,
+                          progress=False, cache=False)
+    assert result.exploitability <= target
+    assert abs(result.game_value - ref.KUHN_GAME_VALUE) <= 2 * target
+
+
+@pytest.mark.parametrize("game", [KUHN, LEDUC], ids=str)
+def test_exploitability_equals_openspiel(game):
+    solved = solver.solve(game, "dcfr", iterations=50, progress=False, cache=False)
+    policies = [openspiel_policy.TabularPolicy(game), random_tabular_policy(game, 7),
+                solved.average_policy.to_tabular()]
+    for tabular in policies:
+        expected = openspiel_exploitability.exploitability(game, tabular)
+        assert solver.exploitability(game, tabular, cache=False) == pytest.approx(expected, abs=1e-9)
+    assert solver.exploitability(game, solved.average_policy) == pytest.approx(
+        solved.exploitability, abs=1e-12)
+
+
+@pytest.mark.parametrize("algorithm,solver_class", [
+    ("cfr", openspiel_cfr.CFRSolver), ("cfr+", openspiel_cfr.CFRPlusSolver)])
+def test_lock_step_with_openspiel_python_cfr_on_kuhn(algorithm, solver_class):
+    assert_lock_step(KUHN, algorithm, solver_class)
+
+
+def assert_lock_step(game, algorithm, solver_class):
+    """Average policies equal OpenSpiel's at iterations 1, 2 and 10 (rtol 1e-8)."""
+    tree = solver.compile_game(game, cache=False)
+    theirs = solver_class(game)
+    ours = CFREngine(tree, make_schedule(algorithm))
+    for iteration in range(1, 11):
+        theirs.evaluate_and_update_policy()
+        ours.iterate()
+        if iteration in (1, 2, 10):
+            average = solver.AveragePolicy.on_tree(tree, ours.average_policy_array())
+            np.testing.assert_allclose(average.to_tabular(game).action_probability_array,
+                                       theirs.average_policy().action_probability_array,
+                                       rtol=1e-8, atol=1e-12)
+
+
+# Iteration budgets measured once with margin; targets in points per hand (Leduc's unit).
+CONVERGENCE = {"cfr": (0.02, 1500), "cfr+": (1e-3, 1000), "lcfr": (0.01, 1000),
+               "dcfr": (1e-3, 1000), "pcfr+": (1e-3, 1000)}
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_every_algorithm_reaches_its_target_on_leduc(algorithm):
+    target, budget = CONVERGENCE[algorithm]
+    result = solver.solve(LEDUC, algorithm, iterations=budget, target_exploitability=target,
+                          eval_every=25, progress=False, cache=False)
+    assert result.exploitability <= target
+    assert result.curve[-1][2] == result.exploitability
+    assert result.exploitability == pytest.approx(
+        openspiel_exploitability.exploitability(LEDUC, result.average_policy.to_tabular()),
+        abs=1e-9)
+
+
+def test_same_inputs_same_bits():
+    first = solver.solve(LEDUC, "dcfr", iterations=30, seed=3, progress=False, cache=False)
+    second = solver.solve(LEDUC, "dcfr", iterations=30, seed=3, progress=False, cache=False)
+    assert np.array_equal(first.average_policy.probabilities, second.average_policy.probabilities)
+    assert first.exploitability == second.exploitability
+
+
+def test_checkpoint_and_resume_continue_the_same_run():
+    states = []
+    straight = solver.solve(LEDUC, "pcfr+", iterations=40, progress=False, cache=False)
+    solver.solve(LEDUC, "pcfr+", iterations=20, checkpoint=states.append, checkpoint_every=10,
+                 progress=False, cache=False)
+    assert [state.iteration for state in states] == [10, 20, 20]
+    resumed = solver.solve(LEDUC, "pcfr+", iterations=40, resume=states[-1], progress=False,
+                           cache=False)
+    assert resumed.iterations == 40
+    np.testing.assert_array_equal(resumed.average_policy.probabilities,
+                                  straight.average_policy.probabilities)
+
+
+def test_average_policy_round_trips_through_arrays():
+    result = solver.solve(KUHN, "cfr+", iterations=20, progress=False, cache=False)
+    restored = solver.AveragePolicy.from_arrays(result.average_policy.to_arrays())
+    assert restored.to_dict() == result.average_policy.to_dict()
+    assert solver.exploitability(KUHN, restored) == pytest.approx(result.exploitability,
+                                                                  abs=1e-12)
+
+
+def test_compiled_tree_is_cached_on_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRICKSOLVER_CACHE", str(tmp_path))
+    compiled = solver.compile_game(LEDUC)
+    assert list(tmp_path.glob("trees/*/meta.json"))
+    loaded = solver.compile_game(LEDUC)
+    assert loaded is not compiled
+    for field in ("child_start", "node_infoset", "utility", "edge_prob", "infoset_actions"):
+        np.testing.assert_array_equal(getattr(loaded, field), getattr(compiled, field))
+    assert loaded.info_state_names == compiled.info_state_names
+
+
+def test_unknown_algorithm_and_missing_stop_rule_are_rejected():
+    with pytest.raises(ValueError, match="unknown algorithm 'cfr-'"):
+        solver.solve(KUHN, "cfr-", iterations=1, progress=False)
+    with pytest.raises(ValueError, match="at least one of"):
+        solver.solve(KUHN, "cfr")
+
+
+@pytest.mark.parametrize("game_string,message", [
+    ("tiny_hanabi", "zero-sum"),
+    ("matrix_rps", "sequential"),
+    ("kuhn_poker(players=3)", "two-player"),
+])
+def test_unsupported_games_are_rejected(game_string, message):
+    with pytest.raises(ValueError, match=message):
+        solver.compile_game(game_string, cache=False)
+
+
+def test_policy_for_another_game_is_rejected():
+    with pytest.raises(ValueError, match="is for game 'kuhn_poker"):
+        solver.exploitability(LEDUC, openspiel_policy.TabularPolicy(KUHN), cache=False)
+    kuhn_result = solver.solve(KUHN, "cfr", iterations=2, progress=False, cache=False)
+    with pytest.raises(ValueError, match="is for game 'kuhn_poker"):
+        solver.exploitability(LEDUC, kuhn_result.average_policy, cache=False)
