@@ -1,0 +1,125 @@
+"""Baseline bots: uniform random, a rule-based Two-Ten-Jack player, and OpenSpiel's IS-MCTS.
+
+Every bot is a `pyspiel.Bot` built by `make_bot(spec, game, seed)`; randomness comes only from
+`seed`. Specs: `random`, `heuristic`, `ismcts` or `ismcts:SIMULATIONS` (default 100).
+
+The heuristic plays Two-Ten-Jack as a careful human would. Second to a trick it knows the
+outcome of each legal card and picks the one with the best trick value for itself (+points of
+the trick if it wins, -points if the opponent does) minus a small cost for spending strength
+(rank, trumps, and a larger cost for the As so that it goes only on a valuable trick): it wins
+point cards cheaply and dumps clubs' point cards on tricks the opponent wins. Leading, it avoids
+point cards and spends its weakest side-suit card; the As is led (as trump) only when nothing
+else is left.
+
+IS-MCTS is `open_spiel.python.algorithms.ismcts.ISMCTSBot` (Cowling, Powley & Whitehouse 2012)
+with one random rollout per leaf, UCT constant `ISMCTS_UCT_C`, unlimited world samples (each
+simulation resamples the hidden cards with the game's `resample_from_infostate`) and the most
+visited action as its move.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+from open_spiel.python.algorithms import ismcts, mcts
+
+ISMCTS_DEFAULT_SIMULATIONS = 100
+ISMCTS_UCT_C = 10.0  # returns are deal points, typically within +-15
+_SPADE_ACE_COST = 4.0  # the As is worth spending on a trick of 5+ points
+_TRUMP_COST = 1.0
+_RANK_COST = 0.05  # per rank step: the weakest card that does the job
+
+
+class UniformRandomBot(pyspiel.Bot):
+    """Plays a uniformly random legal action."""
+
+    def __init__(self, seed: int):
+        """A bot drawing from `np.random.default_rng(seed)`."""
+        pyspiel.Bot.__init__(self)
+        self._rng = np.random.default_rng(seed)
+
+    def action_probabilities(self, state) -> dict[int, float]:
+        """Uniform over the legal actions."""
+        legal = state.legal_actions()
+        return {a: 1.0 / len(legal) for a in legal}
+
+    def step(self, state) -> int:
+        """A uniform legal action."""
+        return int(self._rng.choice(state.legal_actions()))
+
+    def restart_at(self, state):
+        """Stateless: nothing to do."""
+
+
+class HeuristicBot(pyspiel.Bot):
+    """A deterministic rule-based Two-Ten-Jack player (see the module docstring)."""
+
+    def __init__(self, game):
+        """Checks that `game` is Two-Ten-Jack."""
+        pyspiel.Bot.__init__(self)
+        if game.get_type().short_name != "python_two_ten_jack":
+            raise ValueError(f"the heuristic bot plays python_two_ten_jack only, not {game}")
+
+    def action_probabilities(self, state) -> dict[int, float]:
+        """Probability one on `step`'s action."""
+        return {self.step(state): 1.0}
+
+    def step(self, state) -> int:
+        """The best-scoring legal action; ties go to the lowest action id."""
+        legal = state.legal_actions()
+        trick = state.open_trick()
+        score = _lead_score if trick is None else _follow_score
+        return max(legal, key=lambda a: (score(state, trick, a), -a))
+
+    def restart_at(self, state):
+        """Stateless: nothing to do."""
+
+
+def _spend_cost(rules, card: int) -> float:
+    """What playing `card` gives up: its rank, more for trumps, most for the As."""
+    cost = _RANK_COST * rules.rank(card)
+    if card == rules.ace_of_spades:
+        return cost + _SPADE_ACE_COST
+    return cost + (_TRUMP_COST if rules.is_trump(card) else 0.0)
+
+
+def _follow_score(state, trick, action: int) -> float:
+    """Trick points for me (negative if the opponent takes them) minus the spending cost."""
+    rules = state.rules
+    value = rules.points(trick.lead) + rules.points(action)
+    if not rules.trick_winner_is_follower(trick.lead, trick.as_spade, action):
+        value = -value
+    return value - _spend_cost(rules, action)
+
+
+def _lead_score(state, trick, action: int) -> float:
+    """Leads avoid point cards and strength; the As goes as trump, and last."""
+    rules = state.rules
+    if action == rules.lead_as_spade:
+        return -float("inf")
+    card = rules.ace_of_spades if action == rules.lead_as_trump else action
+    return -2.0 * abs(rules.points(card)) - _spend_cost(rules, card)
+
+
+def ismcts_bot(game, seed: int, simulations: int = ISMCTS_DEFAULT_SIMULATIONS):
+    """OpenSpiel's IS-MCTS with random rollouts, seeded."""
+    random_state = np.random.RandomState(seed)
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=random_state)
+    bot = ismcts.ISMCTSBot(game, evaluator, ISMCTS_UCT_C, max_simulations=simulations,
+                           random_state=random_state)
+    bot.set_resampler(
+        lambda state, player: state.resample_from_infostate(player, random_state.uniform))
+    return bot
+
+
+def make_bot(spec: str, game, seed: int) -> pyspiel.Bot:
+    """A bot from its spec (`random`, `heuristic`, `ismcts`, `ismcts:SIMULATIONS`)."""
+    name, _, argument = spec.partition(":")
+    if name == "random" and not argument:
+        return UniformRandomBot(seed)
+    if name == "heuristic" and not argument:
+        return HeuristicBot(game)
+    if name == "ismcts":
+        if argument and (not argument.isdigit() or int(argument) < 1):
+            raise ValueError(f"bad bot {spec!r}: ismcts:SIMULATIONS needs a positive integer")
+        return ismcts_bot(game, seed, int(argument) if argument else ISMCTS_DEFAULT_SIMULATIONS)
+    raise ValueError(f"unknown bot {spec!r}: use random, heuristic, ismcts or ismcts:SIMULATIONS")

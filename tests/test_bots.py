@@ -1,0 +1,110 @@
+"""Baseline bots and duplicate matches (solver.bots, solver.match)."""
+import argparse
+import json
+
+import pyspiel
+import pytest
+
+import games  # noqa: F401  (registers the games)
+from solver import match
+from solver.bots import HeuristicBot, make_bot
+
+FULL = "python_two_ten_jack"
+SMALL = "python_two_ten_jack(ranks=2:T:J:A,hand_size=3)"
+
+
+def _dealt(hand0, hand1):
+    """A full-deck state with hands of equal size just dealt."""
+    game = pyspiel.load_game(FULL, {"hand_size": len(hand0)})
+    state = game.new_initial_state()
+    for name in hand0 + hand1:
+        state.apply_action(state.rules.deck.index(name))
+    return state
+
+
+def _play(state, *names):
+    """Applies player actions given by their strings."""
+    for name in names:
+        by_string = {state.action_to_string(a): a for a in state.legal_actions()}
+        state.apply_action(by_string[name])
+    return state
+
+
+@pytest.mark.parametrize("game_string, spec_a, spec_b", [
+    (FULL, "random", "heuristic"),
+    (SMALL, "ismcts:5", "heuristic"),
+    (SMALL, "random", "ismcts:3"),
+])
+def test_bots_only_play_legal_actions(game_string, spec_a, spec_b):
+    game = pyspiel.load_game(game_string)
+    summary = match.play_match(game, spec_a, spec_b, deals=3, seed=4)
+    assert len(summary.deal_points) == 3
+
+
+def test_match_is_reproducible_and_has_a_confidence_interval():
+    game = pyspiel.load_game(FULL)
+    first = match.play_match(game, "heuristic", "random", deals=20, seed=9)
+    second = match.play_match(game, "heuristic", "random", deals=20, seed=9)
+    assert first == second
+    assert first.ci_low < first.mean < first.ci_high
+
+
+def test_duplicate_deals_cancel_between_identical_deterministic_bots():
+    game = pyspiel.load_game(FULL)
+    summary = match.play_match(game, "heuristic", "heuristic", deals=5, seed=1)
+    assert summary.deal_points == (0.0,) * 5
+
+
+@pytest.mark.parametrize("hand0, hand1, moves, expected", [
+    (["Kd", "4d"], ["Tc", "3c"], ["Play Kd"], "Play Tc"),  # dump -5 on the opponent's trick
+    (["Th", "4d", "5d"], ["Jh", "Ah", "3d"], ["Play Th"], "Play Jh"),  # win points cheaply
+    (["4s", "4d"], ["As", "3s"], ["Play 4s"], "Play 3s"),  # keep the As for a better trick
+    (["Th", "4d"], ["As", "3h"], ["Play Th"], "Play As"),  # spend it on five points
+    (["9c", "4d", "2h"], ["5c", "Tc", "7d"], ["Play 9c"], "Play 5c"),  # do not take own -5
+])
+def test_heuristic_choices(hand0, hand1, moves, expected):
+    state = _play(_dealt(hand0, hand1), *moves)
+    bot = HeuristicBot(state.get_game())
+    assert state.action_to_string(bot.step(state)) == expected
+
+
+def test_heuristic_leads_a_plain_low_card_and_keeps_the_as():
+    state = _dealt(["As", "Jh", "4d", "Kc"], ["5c", "Tc", "7d", "8d"])
+    bot = HeuristicBot(state.get_game())
+    assert state.action_to_string(bot.step(state)) == "Play 4d"
+
+
+@pytest.mark.parametrize("spec", ["minimax", "ismcts:0", "ismcts:x", "random:3"])
+def test_bad_bot_specs_raise(spec):
+    with pytest.raises(ValueError, match="bot"):
+        make_bot(spec, pyspiel.load_game(FULL), 0)
+
+
+def test_heuristic_refuses_other_games():
+    with pytest.raises(ValueError, match="python_two_ten_jack"):
+        HeuristicBot(pyspiel.load_game("kuhn_poker"))
+
+
+def _run_cli(argv):
+    """Parses `argv` with the match subcommand and runs it."""
+    parser = argparse.ArgumentParser()
+    match.add_parser(parser.add_subparsers())
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+def test_match_command_prints_summary_and_writes_json(tmp_path, capsys):
+    path = tmp_path / "match.json"
+    code = _run_cli(["match", SMALL, "--bot", "heuristic", "--bot", "random", "--hands", "10",
+                     "--seed", "2", "--json", str(path)])
+    line = capsys.readouterr().out.strip()
+    assert code == 0
+    assert line.startswith("heuristic vs random") and "95% CI" in line
+    record = json.loads(path.read_text())
+    assert record["deals"] == 10 and len(record["deal_points"]) == 10
+    assert record["command"].startswith("tricksolver match")
+
+
+def test_match_command_needs_two_bots():
+    with pytest.raises(ValueError, match="twice"):
+        _run_cli(["match", SMALL, "--bot", "heuristic", "--hands", "10"])
