@@ -14,6 +14,7 @@ import pyspiel
 
 # Modules that provide subcommands, in the order `--help` lists them.
 COMMAND_MODULES = (
+    "solver.match",
     "solver.sizes",
 )
 
