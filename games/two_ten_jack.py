@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from functools import cached_property
 
 import numpy as np
 
@@ -135,11 +136,11 @@ class Rules:
         """Shared, never copied: states clone fast."""
         return self
 
-    @property
+    @cached_property
     def num_cards(self) -> int:
         return self.deck.num_cards
 
-    @property
+    @cached_property
     def num_tricks(self) -> int:
         return self.num_cards // 2
 
@@ -147,16 +148,16 @@ class Rules:
     def stock_size(self) -> int:
         return self.num_cards - 2 * self.hand_size
 
-    @property
+    @cached_property
     def ace_of_spades(self) -> int:
         return self.deck.index("As")
 
-    @property
+    @cached_property
     def lead_as_trump(self) -> int:
         """Action id of `Lead As trump`."""
         return self.num_cards + Lead.AS_TRUMP
 
-    @property
+    @cached_property
     def lead_as_spade(self) -> int:
         """Action id of `Lead As spade`."""
         return self.num_cards + Lead.AS_SPADE
@@ -165,37 +166,55 @@ class Rules:
     def first_leader(self) -> int:
         return 1 - self.dealer
 
+    @cached_property
+    def _suits(self) -> tuple[int, ...]:
+        return tuple(self.deck.suit_index(c) for c in range(self.num_cards))
+
+    @cached_property
+    def _ranks(self) -> tuple[int, ...]:
+        return tuple(self.deck.rank_index(c) for c in range(self.num_cards))
+
+    @cached_property
+    def _points(self) -> tuple[int, ...]:
+        return tuple(_CARD_POINTS.get(name, 0) for name in self.deck.names)
+
     def suit(self, card: int) -> int:
-        return self.deck.suit_index(card)
+        return self._suits[card]
 
     def rank(self, card: int) -> int:
-        return self.deck.rank_index(card)
+        return self._ranks[card]
 
     def name(self, card: int) -> str:
-        return self.deck.name(card)
+        return self.deck.names[card]
 
     def points(self, card: int) -> int:
-        return _CARD_POINTS.get(self.deck.name(card), 0)
+        return self._points[card]
 
-    @property
+    @cached_property
     def trumps(self) -> frozenset[int]:
         """Hearts and the As."""
         return frozenset(c for c in range(self.num_cards) if self.is_trump(c))
 
     def is_trump(self, card: int) -> bool:
         """Hearts and the As."""
-        return self.suit(card) == _HEARTS or card == self.ace_of_spades
+        return self._suits[card] == _HEARTS or card == self.ace_of_spades
 
     def follow_group(self, lead_card: int, as_spade: bool) -> frozenset[int]:
         """Cards that follow suit to this lead: trump set, spade set, or the led suit."""
         if lead_card == self.ace_of_spades:
-            suit = _SPADES if as_spade else _HEARTS
-        else:
-            suit = self.suit(lead_card)
-        cards = {c for c in range(self.num_cards) if self.suit(c) == suit}
-        if suit in (_HEARTS, _SPADES):
-            cards.add(self.ace_of_spades)
-        return frozenset(cards)
+            return self._suit_groups[_SPADES if as_spade else _HEARTS]
+        return self._suit_groups[self._suits[lead_card]]
+
+    @cached_property
+    def _suit_groups(self) -> tuple[frozenset[int], ...]:
+        """Per led suit, the cards that follow it (hearts and spades include the As)."""
+        groups = []
+        for suit in range(self.deck.num_suits):
+            cards = {c for c in range(self.num_cards) if self._suits[c] == suit}
+            if suit in (_HEARTS, _SPADES):
+                cards.add(self.ace_of_spades)
+            groups.append(frozenset(cards))
+        return tuple(groups)
 
     def trick_winner_is_follower(self, lead_card: int, as_spade: bool, follow_card: int) -> bool:
         """TTJ-6: As wins; else highest heart; else highest card of the led suit."""
@@ -203,10 +222,10 @@ class Rules:
             return False
         if follow_card == self.ace_of_spades:
             return True
-        lead_suit, follow_suit = self.suit(lead_card), self.suit(follow_card)
+        lead_suit, follow_suit = self._suits[lead_card], self._suits[follow_card]
         if follow_suit == _HEARTS and lead_suit != _HEARTS:
             return True
-        return follow_suit == lead_suit and self.rank(follow_card) > self.rank(lead_card)
+        return follow_suit == lead_suit and self._ranks[follow_card] > self._ranks[lead_card]
 
     def action_name(self, action: int) -> str:
         """`Play 7s`, `Lead As trump` or `Lead As spade`."""
