@@ -138,18 +138,22 @@ class Rules:
 
     @cached_property
     def num_cards(self) -> int:
+        """Cards in the deck."""
         return self.deck.num_cards
 
     @cached_property
     def num_tricks(self) -> int:
+        """Tricks in a deal: every card is played."""
         return self.num_cards // 2
 
     @property
     def stock_size(self) -> int:
+        """Cards left after the deal."""
         return self.num_cards - 2 * self.hand_size
 
     @cached_property
     def ace_of_spades(self) -> int:
+        """Card number of the As."""
         return self.deck.index("As")
 
     @cached_property
@@ -164,30 +168,38 @@ class Rules:
 
     @property
     def first_leader(self) -> int:
+        """The non-dealer, who leads the first trick."""
         return 1 - self.dealer
 
     @cached_property
     def _suits(self) -> tuple[int, ...]:
+        """Suit index per card."""
         return tuple(self.deck.suit_index(c) for c in range(self.num_cards))
 
     @cached_property
     def _ranks(self) -> tuple[int, ...]:
+        """Rank index per card (0 = weakest kept rank)."""
         return tuple(self.deck.rank_index(c) for c in range(self.num_cards))
 
     @cached_property
     def _points(self) -> tuple[int, ...]:
+        """TTJ-8 points per card."""
         return tuple(_CARD_POINTS.get(name, 0) for name in self.deck.names)
 
     def suit(self, card: int) -> int:
+        """Suit index of `card` (c d h s)."""
         return self._suits[card]
 
     def rank(self, card: int) -> int:
+        """Strength of `card` within its suit."""
         return self._ranks[card]
 
     def name(self, card: int) -> str:
+        """`7s` notation of `card`."""
         return self.deck.names[card]
 
     def points(self, card: int) -> int:
+        """TTJ-8 points of `card`."""
         return self._points[card]
 
     @cached_property
@@ -281,6 +293,7 @@ class TwoTenJackGame(pyspiel.Game):
     """Two-Ten-Jack: one deal, with match scores and size parameters."""
 
     def __init__(self, params=None):
+        """Validates the parameters; the action and chance sizes follow the deck."""
         params = {**_DEFAULT_PARAMS, **(params or {})}
         rules = _rules_from_params(params)
         num_cards = rules.num_cards
@@ -340,9 +353,9 @@ class TwoTenJackState(pyspiel.State):
             return pyspiel.PlayerId.CHANCE
         if len(self.tricks) == self.rules.num_tricks and self.tricks[-1].winner is not None:
             return pyspiel.PlayerId.TERMINAL
-        return self.next_to_play()
+        return self._next_to_play()
 
-    def next_to_play(self) -> int:
+    def _next_to_play(self) -> int:
         """The leader of a new trick, or the follower of the open one."""
         if not self.tricks:
             return self.rules.first_leader
@@ -398,9 +411,10 @@ class TwoTenJackState(pyspiel.State):
         player = self._to_receive.pop(0)
         self._used.add(card)
         self.hands[player].add(card)
-        self.received[player].append((self.completed_tricks(), card))
+        self.received[player].append((self._completed_tricks(), card))
 
-    def completed_tricks(self) -> int:
+    def _completed_tricks(self) -> int:
+        """Tricks with both cards played."""
         return len(self.tricks) - (self.open_trick() is not None)
 
     def stock_left(self) -> int:

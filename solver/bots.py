@@ -11,6 +11,10 @@ point cards cheaply and dumps clubs' point cards on tricks the opponent wins. Le
 point cards and spends its weakest side-suit card; the As is led (as trump) only when nothing
 else is left.
 
+`bot_policy(game, bot)` turns a bot into an OpenSpiel `TabularPolicy` (one query per information
+state, at a representative state) so that `solver.exploitability` can measure it exactly; for
+IS-MCTS that is one seeded search per information state, a sample of its stochastic policy.
+
 IS-MCTS is `open_spiel.python.algorithms.ismcts.ISMCTSBot` (Cowling, Powley & Whitehouse 2012)
 with one random rollout per leaf, UCT constant `ISMCTS_UCT_C`, unlimited world samples (each
 simulation resamples the hidden cards with the game's `resample_from_infostate`) and the most
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyspiel
+from open_spiel.python import policy as openspiel_policy
 from open_spiel.python.algorithms import ismcts, mcts
 
 ISMCTS_DEFAULT_SIMULATIONS = 100
@@ -123,3 +128,21 @@ def make_bot(spec: str, game, seed: int) -> pyspiel.Bot:
             raise ValueError(f"bad bot {spec!r}: ismcts:SIMULATIONS needs a positive integer")
         return ismcts_bot(game, seed, int(argument) if argument else ISMCTS_DEFAULT_SIMULATIONS)
     raise ValueError(f"unknown bot {spec!r}: use random, heuristic, ismcts or ismcts:SIMULATIONS")
+
+
+def bot_policy(game, bot) -> openspiel_policy.TabularPolicy:
+    """`bot`'s play as a TabularPolicy over every information state of `game` (small games).
+
+    Uses `bot.action_probabilities(state)` where the bot has it, else `bot.get_policy(state)`.
+    """
+    table = openspiel_policy.TabularPolicy(game)
+    for index, state in enumerate(table.states):
+        if hasattr(bot, "action_probabilities"):
+            probabilities = bot.action_probabilities(state)
+        else:
+            probabilities = dict(bot.get_policy(state))
+        row = table.action_probability_array[index]
+        row[:] = 0.0
+        for action, probability in probabilities.items():
+            row[action] = probability
+    return table

@@ -6,8 +6,11 @@ import pyspiel
 import pytest
 
 import games  # noqa: F401  (registers the games)
+from open_spiel.python.algorithms import exploitability as openspiel_exploitability
+
+import solver
 from solver import match
-from solver.bots import HeuristicBot, make_bot
+from solver.bots import HeuristicBot, bot_policy, make_bot
 
 FULL = "python_two_ten_jack"
 SMALL = "python_two_ten_jack(ranks=2:T:J:A,hand_size=3)"
@@ -108,3 +111,17 @@ def test_match_command_prints_summary_and_writes_json(tmp_path, capsys):
 def test_match_command_needs_two_bots():
     with pytest.raises(ValueError, match="twice"):
         _run_cli(["match", SMALL, "--bot", "heuristic", "--hands", "10"])
+
+
+def test_bot_policy_of_random_bot_has_kuhn_uniform_exploitability():
+    game = pyspiel.load_game("kuhn_poker")
+    table = bot_policy(game, make_bot("random", game, 0))
+    assert solver.exploitability(game, table) == pytest.approx(11 / 24, abs=1e-12)
+
+
+def test_bot_policy_of_ismcts_is_a_measurable_policy():
+    game = pyspiel.load_game("kuhn_poker")
+    table = bot_policy(game, make_bot("ismcts:20", game, 3))
+    assert table.action_probability_array.sum(axis=1) == pytest.approx(1.0)
+    assert solver.exploitability(game, table) == pytest.approx(
+        openspiel_exploitability.exploitability(game, table), abs=1e-9)
