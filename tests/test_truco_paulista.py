@@ -1,0 +1,483 @@
+"""Truco Paulista (RULES.md §2): OpenSpiel contract, each rule TP-1..TP-13, the scenarios, the
+4-player partnership rules and information leakage. Helpers here are shared by the other
+Truco test modules."""
+import pickle
+
+import numpy as np
+import pyspiel
+import pytest
+
+import games  # noqa: F401  (registers the games)
+from games import truco
+
+PAULISTA = "python_truco_paulista"
+PRESETS = [
+    PAULISTA,
+    "python_truco_paulista(deck=clean)",
+    "python_truco_paulista(num_players=4)",
+    "python_truco_paulista(num_players=4,score0=11,score1=3)",
+    "python_truco_paulista(score0=11,score1=7)",
+    "python_truco_paulista(score0=11,score1=11)",
+    "python_truco_paulista(score0=11,score1=11,iron_hand_blind=true)",
+    "python_truco_paulista(all_tied=nobody,hand_size=2)",
+    "python_truco_paulista(all_tied=mao,deck=clean,hand_size=1)",
+    "python_truco_paulista(raise_cap=pagat,score0=9,score1=4)",
+    "python_truco_paulista(raise_cap=needed,score0=9,score1=4)",
+    "python_truco_paulista(alternate_raises=false,allow_reraise=false,covered_from_round=1)",
+    "python_truco_paulista(isomorphic=true,deck=clean)",
+    "python_truco_paulista(isomorphic=true,num_players=4,score1=11)",
+]
+
+
+# --- helpers (also used by test_trucomano.py and test_truco_isomorphic.py) -----------------
+
+def game(name=PAULISTA, **params):
+    return pyspiel.load_game(name, params)
+
+
+def candidates(state):
+    """Chance outcomes or legal actions of `state`."""
+    if state.is_chance_node():
+        return [a for a, _ in state.chance_outcomes()]
+    return state.legal_actions()
+
+
+def apply(state, *names):
+    """Applies actions given by their strings (`Deal 7s`, `Raise`, `Play 7s covered`, ...)."""
+    for name in names:
+        by_string = {state.action_to_string(state.current_player(), a): a
+                     for a in candidates(state)}
+        assert name in by_string, f"{name!r} not legal; legal: {sorted(by_string)}"
+        state.apply_action(by_string[name])
+    return state
+
+
+def dealt(g, *hands, vira="4c"):
+    """A state right after dealing `hands` (one string per seat, e.g. "3c 2h Qd") and the vira."""
+    state = g.new_initial_state()
+    names = [f"Deal {card}" for hand in hands for card in hand.split()] + [f"Vira {vira}"]
+    return apply(state, *names)
+
+
+def legal(state):
+    return sorted(state.action_to_string(state.current_player(), a)
+                  for a in state.legal_actions())
+
+
+def random_playout(state, rng):
+    """Plays `state` to the end with uniform chance and uniform legal actions."""
+    while not state.is_terminal():
+        state.apply_action(int(rng.choice(candidates(state))))
+    return state
+
+
+# Vira 4c (manilha 5) unless said otherwise: commons weakest first 4 6 7 Q J K A 2 3.
+P0, P1 = "3c 2h Qd", "Kd 7s 6h"
+
+
+def two_player(*actions, hands=(P0, P1), vira="4c", **params):
+    """A 2-player state after the deal and `actions`."""
+    return apply(dealt(game(**params), *hands, vira=vira), *actions)
+
+
+# --- OpenSpiel contract ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("game_string", PRESETS)
+def test_random_sim_test(game_string):
+    pyspiel.random_sim_test(pyspiel.load_game(game_string), num_sims=3, serialize=True,
+                            verbose=False)
+
+
+@pytest.mark.parametrize("game_string", PRESETS)
+def test_game_string_round_trip(game_string):
+    g = pyspiel.load_game(game_string)
+    assert str(pyspiel.load_game(str(g))) == str(g)
+
+
+@pytest.mark.parametrize("game_string,steps", [(PAULISTA, 9),
+                                               ("python_truco_paulista(num_players=4)", 15),
+                                               ("python_truco_paulista(isomorphic=true)", 5)])
+def test_state_round_trips(game_string, steps):
+    g = pyspiel.load_game(game_string)
+    state = g.new_initial_state()
+    rng = np.random.default_rng(3)
+    for _ in range(steps):  # the deal and a couple of player actions
+        state.apply_action(int(rng.choice(candidates(state))))
+    clone = state.clone()
+    restored_game, restored = pyspiel.deserialize_game_and_state(
+        pyspiel.serialize_game_and_state(g, state))
+    unpickled = pickle.loads(pickle.dumps(state))
+    for other in (clone, restored, unpickled):
+        assert str(other) == str(state)
+        assert other.history() == state.history()
+    assert str(restored_game) == str(g)
+    clone.apply_action(clone.legal_actions()[0])
+    assert clone.history() != state.history()
+
+
+@pytest.mark.parametrize("name,value", [
+    ("num_players", 3), ("deck", "short"), ("all_tied", "both"), ("raise_cap", "twelve"),
+    ("hand_size", 4), ("dealer", 2), ("score0", 12), ("num_ranks", 1), ("covered_from_round", 0),
+])
+def test_bad_parameter_names_parameter_and_allowed_values(name, value):
+    with pytest.raises(ValueError, match=f"{name}=.*not allowed: "):
+        game(**{name: value})
+
+
+def test_illegal_action_raises_and_leaves_state_unchanged():
+    state = two_player()
+    before = str(state)
+    play_7s = next(a for a in range(truco.CARD_ACTION_BASE, 200)
+                   if state.action_to_string(0, a) == "Play 7s")
+    with pytest.raises(ValueError, match="not legal"):
+        state.apply_action(play_7s)
+    assert str(state) == before
+
+
+def test_returns_zero_sum_and_players_numbered_from_zero():
+    state = random_playout(game().new_initial_state(), np.random.default_rng(5))
+    assert sum(state.returns()) == 0 and state.returns()[0] != 0
+
+
+# --- TP-1 .. TP-5 ---------------------------------------------------------------------------
+
+def test_tp1_four_players_in_two_sides_share_the_points():
+    g = game(num_players=4)
+    assert g.num_players() == 4
+    state = apply(dealt(game(num_players=4, hand_size=1), "3c", "Kd", "Qd", "7s"),
+                  "Play 3c", "Play Kd", "Play Qd", "Play 7s")
+    assert state.returns() == [1, -1, 1, -1]
+
+
+@pytest.mark.parametrize("deck,cards_", [("dirty", 40), ("clean", 24)])
+def test_tp2_deck_sizes(deck, cards_):
+    state = game(deck=deck).new_initial_state()
+    names = {state.action_to_string(-1, a)[5:] for a in candidates(state)}
+    assert len(names) == cards_
+    assert {"6c", "7c"} & names == ({"6c", "7c"} if deck == "dirty" else set())
+
+
+@pytest.mark.parametrize("low,high", [("Qd", "Jc"), ("Jc", "Kh"), ("Kh", "As"), ("As", "2d"),
+                                      ("2d", "3h"), ("4d", "6c"), ("6c", "7d"), ("7d", "Qc")])
+def test_tp3_common_order(low, high):
+    order = "4567QJKA23"
+    vira = next(rank for position, rank in enumerate(order)
+                if {rank, order[(position + 1) % 10]}.isdisjoint(low[0] + high[0]))
+    state = apply(dealt(game(hand_size=1), low, high, vira=vira + "s"),
+                  f"Play {low}", f"Play {high}")
+    assert state.returns() == [-1, 1]
+
+
+def test_tp3_equal_ranks_tie_whatever_the_suit():
+    tied = apply(dealt(game(hand_size=1, all_tied="nobody"), "Kd", "Ks"), "Play Kd", "Play Ks")
+    assert tied.returns() == [0, 0]
+
+
+def test_tp4_deal_order_vira_and_mao():
+    state = game().new_initial_state()
+    state = apply(state, "Deal 3c", "Deal 2h", "Deal Qd", "Deal Kd", "Deal 7s", "Deal 6h")
+    assert {state.action_to_string(-1, a)[:5] for a in candidates(state)} == {"Vira "}
+    state = apply(state, "Vira 4c")
+    assert state.current_player() == 0  # the mão: the seat after the dealer (1)
+    assert "Play 4c" not in legal(state)
+    other = dealt(game(dealer=0), P0, P1)
+    assert other.current_player() == 1
+
+
+@pytest.mark.parametrize("vira,manilha", list(zip("4567QJKA23", "567QJKA234")))
+def test_tp5_manilha_is_the_next_rank_cyclically(vira, manilha):
+    # the manilha's weakest suit beats the strongest common card (a 3, or a 2 when 3s are manilhas)
+    common = "2h" if manilha == "3" else "3h"
+    state = apply(dealt(game(hand_size=1), f"{manilha}d", common, vira=f"{vira}s"),
+                  f"Play {manilha}d", f"Play {common}")
+    assert state.returns() == [1, -1]
+
+
+def test_tp5_scenario_vira_7_zap_beats_copas_beats_3():
+    state = two_player("Play Qc", "Play Qh", "Play Ad", "Play 3s", hands=("Qc Ad 4d", "Qh 3s 6d"),
+                       vira="7s")
+    assert truco.tricks.TIE not in state.public.round_winners
+    assert state.public.round_winners == (0, 1)
+    state = apply(dealt(game(hand_size=1), "Qh", "3s", vira="7s"), "Play Qh", "Play 3s")
+    assert state.returns() == [1, -1]
+
+
+def test_tp5_scenario_vira_3_four_of_diamonds_beats_3():
+    state = apply(dealt(game(hand_size=1), "3c", "4d", vira="3s"), "Play 3c", "Play 4d")
+    assert state.returns() == [-1, 1]
+
+
+def test_tp5_clean_deck_vira_3_makes_queens_manilhas():
+    state = apply(dealt(game(hand_size=1, deck="clean"), "2c", "Qd", vira="3s"),
+                  "Play 2c", "Play Qd")
+    assert state.returns() == [-1, 1]
+
+
+@pytest.mark.parametrize("first,second", [("Qd", "Qs"), ("Qs", "Qh"), ("Qh", "Qc")])
+def test_tp5_manilha_suit_order(first, second):
+    state = apply(dealt(game(hand_size=1), first, second, vira="7d"),
+                  f"Play {first}", f"Play {second}")
+    assert state.returns() == [-1, 1]
+
+
+# --- TP-6 .. TP-9 ---------------------------------------------------------------------------
+
+def test_tp6_round_winner_leads_next():
+    state = two_player("Play Qd", "Play Kd")  # P1 wins round 1
+    assert state.current_player() == 1
+
+
+def test_tp6_after_a_tie_the_tied_rounds_leader_leads():
+    state = two_player("Play Kc", "Play Kd", hands=("Kc 2h Qd", "Kd 7s 6h"))
+    assert state.public.round_winners == (truco.tricks.TIE,)
+    assert state.current_player() == 0
+    state = two_player("Play Kd", "Play Kc", hands=("Kc 2h Qd", "Kd 7s 6h"), dealer=0)
+    assert state.current_player() == 1  # P1, the mão, led the tied round
+
+
+def test_tp7_covered_only_from_round_two():
+    state = two_player()
+    assert not [a for a in legal(state) if a.endswith("covered")]
+    state = apply(state, "Play Qd", "Play Kd")
+    assert "Play 7s covered" in legal(state)
+
+
+def test_tp7_covered_loses_to_any_face_up_card_and_two_covered_tie():
+    state = two_player("Play Qd", "Play Kd", "Play 6h covered", "Play 3c")
+    assert state.public.round_winners == (1, 0)
+    tie = two_player("Play 3c", "Play 6h", "Play 2h covered", "Play Kd covered")
+    assert tie.public.round_winners == (0, truco.tricks.TIE)
+    assert tie.returns() == [1, -1]  # won then tied: the round-1 winner
+
+
+def test_tp7_covered_card_is_weaker_than_the_weakest_card():
+    state = two_player("Play 3c", "Play 6h", "Play Qd covered", "Play 4d",
+                       hands=("3c 2h Qd", "4d 7s 6h"))
+    assert state.public.round_winners == (0, 1)
+
+
+def test_tp7_parameters_switch_covered_cards():
+    assert not [a for a in legal(two_player("Play Qd", "Play Kd", allow_covered=False))
+                if a.endswith("covered")]
+    assert "Play Qd covered" in legal(two_player(covered_from_round=1))
+
+
+@pytest.mark.parametrize("hands,plays,winners,result", [
+    (("3c 2h Qd", "Kd 7s 6h"), ["Play 3c", "Play Kd", "Play 2h", "Play 7s"], (0, 0), [1, -1]),
+    (("3c 2h Qd", "3d 7s 6h"), ["Play 3c", "Play 3d", "Play 2h", "Play 7s"], (-1, 0), [1, -1]),
+    (("3c 2h Qd", "Kd 2c 6h"), ["Play 3c", "Play Kd", "Play 2h", "Play 2c"], (0, -1), [1, -1]),
+    (("3c 6d Qd", "Kd 7s 2h"), ["Play 3c", "Play Kd", "Play 6d", "Play 7s", "Play 2h", "Play Qd"],
+     (0, 1, 1), [-1, 1]),
+    (("3c 6d 2h", "Kd 7s Qd"), ["Play 3c", "Play Kd", "Play 6d", "Play 7s", "Play Qd", "Play 2h"],
+     (0, 1, 0), [1, -1]),
+    (("3c 6d Kh", "Kd 7s Qd"), ["Play 3c", "Play Kd", "Play 6d", "Play 7s", "Play Qd", "Play Kh"],
+     (0, 1, 0), [1, -1]),
+    (("3c 6d 6s", "Kd 7s 6c"), ["Play 3c", "Play Kd", "Play 6d", "Play 7s", "Play 6c", "Play 6s"],
+     (0, 1, -1), [1, -1]),
+    (("3c 6d Kh", "3d 6s 7s"), ["Play 3c", "Play 3d", "Play 6d", "Play 6s", "Play Kh", "Play 7s"],
+     (-1, -1, 0), [1, -1]),
+])
+def test_tp9_hand_result_table(hands, plays, winners, result):
+    state = two_player(*plays, hands=hands)
+    assert state.public.round_winners == winners
+    assert state.returns() == result
+
+
+@pytest.mark.parametrize("all_tied,result", [("dealer", [-1, 1]), ("nobody", [0, 0]),
+                                             ("mao", [1, -1])])
+def test_tp9_all_tied_rules(all_tied, result):
+    state = two_player("Play 3c", "Play 3d", "Play 6d", "Play 6s", "Play Kh", "Play Ks",
+                       hands=("3c 6d Kh", "3d 6s Ks"), all_tied=all_tied)
+    assert state.public.round_winners == (-1, -1, -1)
+    assert state.returns() == result
+
+
+# --- TP-10 raising --------------------------------------------------------------------------
+
+def test_tp10_truco_accepted_is_worth_3_and_the_raiser_plays():
+    state = two_player("Raise", "Accept")
+    assert state.public.stake == 3 and state.current_player() == 0
+    assert "Raise" not in legal(state)  # his side made the last raise
+    state = apply(state, "Play 3c", "Play Kd", "Play 2h", "Play 7s")
+    assert state.returns() == [3, -3]
+
+
+def test_tp10_run_scores_the_value_before_the_proposal():
+    assert two_player("Raise", "Run").returns() == [1, -1]
+    assert two_player("Raise", "Raise", "Raise", "Run").returns() == [6, -6]
+
+
+def test_tp10_scenario_truco_six_run():
+    state = two_player("Raise", "Raise", "Run")  # A truco, B raises to 6, A runs
+    assert state.returns() == [-3, 3]
+
+
+def test_tp10_scenario_after_accepted_truco_only_the_other_side_may_raise():
+    state = two_player("Raise", "Accept", "Play 3c")
+    assert "Raise" in legal(state)  # B
+    state = apply(state, "Play Kd")
+    assert state.current_player() == 0 and "Raise" not in legal(state)  # A at his next turn
+
+
+def test_tp10_ladder_ends_at_12_with_accept_or_run():
+    state = two_player("Raise", "Raise", "Raise", "Raise")
+    assert state.public.proposal() == 12
+    assert legal(state) == ["Accept", "Run"]
+    state = apply(state, "Accept")
+    assert state.public.stake == 12 and "Raise" not in legal(apply(state, "Play 3c"))
+
+
+def test_tp10_without_reraise_answers_are_accept_or_run():
+    assert legal(two_player("Raise", allow_reraise=False)) == ["Accept", "Run"]
+
+
+def test_tp10_one_raise_per_card_turn_without_alternation():
+    state = two_player("Raise", "Accept", alternate_raises=False)
+    assert "Raise" not in legal(state)  # the card player now plays
+    state = apply(state, "Play 3c", "Play Kd")
+    assert "Raise" in legal(state)  # his next card turn: alternation is off
+
+
+def test_tp10_no_fold_in_truco():
+    assert legal(two_player()) == ["Play 2h", "Play 3c", "Play Qd", "Raise"]
+
+
+def test_tp10_raise_cap_pagat():
+    # side 0 at 9: holding 3 (truco accepted) 9 + 3 = 12 -> it may not propose 6
+    state = two_player("Raise", "Accept", "Play 3c", score0=9, raise_cap="pagat")
+    state = apply(state, "Raise")  # side 1 raises to 6
+    assert legal(state) == ["Accept", "Run"]  # accepting already gives side 0 its 12
+    free = two_player("Raise", "Accept", "Play 3c", "Raise", score0=9)
+    assert "Raise" in legal(free)
+
+
+def test_tp10_raise_cap_needed():
+    # scores 10-4: the trailing side needs 8 -> cap 9, no proposal of 12
+    state = two_player("Raise", "Raise", "Raise", score0=10, score1=4, raise_cap="needed")
+    assert state.public.proposal() == 9
+    assert legal(state) == ["Accept", "Run"]
+
+
+# --- TP-11 .. TP-13 -------------------------------------------------------------------------
+
+def test_tp11_scenario_hand_of_eleven():
+    state = two_player(score0=11, score1=7)
+    assert legal(state) == ["Play 11", "Run 11"] and state.current_player() == 0
+    assert apply(state.clone(), "Run 11").returns() == [-1, 1]
+    state = apply(state, "Play 11")
+    assert state.public.stake == 3
+    for action in ("Play Qd", "Play Kd", "Play 7s", "Play 3c", "Play 2h", "Play 6h"):
+        assert "Raise" not in legal(state)
+        state = apply(state, action)
+    assert state.returns() == [3, -3]
+
+
+def test_tp11_the_side_at_eleven_decides_even_when_not_mao():
+    state = two_player(score0=3, score1=11)
+    assert state.current_player() == 1 and legal(state) == ["Play 11", "Run 11"]
+    state = apply(state, "Run 11")
+    assert state.returns() == [1, -1]
+
+
+def test_tp11_without_decision_the_hand_is_played_at_3():
+    state = two_player(score0=11, score1=7, hand_of_11_decision=False)
+    assert "Play 11" not in legal(state) and "Raise" not in legal(state)
+    assert state.public.stake == 3
+
+
+def test_tp12_iron_hand_worth_1_no_raising():
+    state = two_player("Play 3c", "Play Kd", "Play 2h", "Play 7s", score0=11, score1=11)
+    assert state.returns() == [1, -1]
+    state = two_player(score0=11, score1=11)
+    assert "Raise" not in legal(state) and "Play 11" not in legal(state)
+
+
+def test_tp12_iron_hand_no_score_result():
+    state = two_player("Play 3c", "Play 3d", "Play 6d", "Play 6s", "Play Kh", "Play Ks",
+                       hands=("3c 6d Kh", "3d 6s Ks"), score0=11, score1=11, all_tied="nobody")
+    assert state.returns() == [0, 0]
+
+
+def test_tp13_public_information_in_information_state():
+    state = two_player("Raise", "Accept", "Play 3c", "Play Kd", "Play 2h covered")
+    assert state.information_state_string(0) == (
+        "p0 | vira 4c | hand 3c 2h Qd | 0:Raise, 1:Accept, 0:Play 3c, 1:Play Kd, "
+        "0:Play 2h covered")
+    assert state.information_state_string(1) == (
+        "p1 | vira 4c | hand Kd 7s 6h | 0:Raise, 1:Accept, 0:Play 3c, 1:Play Kd, "
+        "0:Play covered")
+
+
+# --- information leakage --------------------------------------------------------------------
+
+@pytest.mark.parametrize("game_string,hands", [
+    (PAULISTA, 20), ("python_truco_paulista(covered_from_round=1,hand_size=2)", 20),
+    ("python_truco_paulista(num_players=4,hand_size=2)", 3),
+    ("python_truco_paulista(num_players=4,hand_size=2,score1=11)", 3)])
+def test_unplayed_and_covered_cards_of_others_never_leak(game_string, hands):
+    """Swapping a card a player must not know for an undealt one changes nothing he sees."""
+    g = pyspiel.load_game(game_string)
+    rng = np.random.default_rng(11)
+    for _ in range(hands):
+        state = g.new_initial_state()
+        history = []
+        while not state.is_terminal():
+            action = int(rng.choice(candidates(state)))
+            history.append(action)
+            state.apply_action(action)
+            if not state.is_chance_node() and not state.is_terminal():
+                _check_swaps_invisible(g, history, state)
+
+
+def _check_swaps_invisible(g, history, state):
+    """For each player, replays the history with a hidden card of another seat swapped with
+    another hidden card of his (same unknown status): his views must not change."""
+    for player in range(g.num_players()):
+        hidden = _hidden_cards(state, player)
+        for other in hidden:
+            swapped = _replay_with_swap(g, history, state, other)
+            if swapped is None:
+                continue
+            assert swapped.information_state_string(player) == \
+                state.information_state_string(player)
+            assert swapped.observation_string(player) == state.observation_string(player)
+            assert swapped.information_state_tensor(player) == \
+                state.information_state_tensor(player)
+            assert swapped.observation_tensor(player) == state.observation_tensor(player)
+
+
+def _hidden_cards(state, player):
+    """(seat, card) pairs `player` must not know: others' unplayed and covered cards."""
+    record = state.record
+    hidden = []
+    for seat in range(state.get_game().num_players()):
+        if truco.sees_hand(state, player, seat):
+            continue
+        hidden += [(seat, card) for card in record.dealt[seat]
+                   if card in record.hands[seat] or _covered(state, seat, card)]
+    return hidden
+
+
+def _covered(state, seat, card):
+    base = truco.CARD_ACTION_BASE + state.rules.num_items
+    return (seat, base + card, card) in state.record.history_items
+
+
+def _replay_with_swap(g, history, state, hidden):
+    """The history with `hidden`'s card replaced by an undealt card (or None if none is left)."""
+    _, card = hidden
+    if not state.record.undealt:
+        return None
+    replacement = state.record.undealt[0]
+    mapping = {card: replacement, replacement: card}
+    base, items = truco.CARD_ACTION_BASE, state.rules.num_items
+    other = g.new_initial_state()
+    for action in history:
+        if other.is_chance_node():
+            other.apply_action(mapping.get(action, action))
+        elif action >= base and (action - base) % items in mapping:
+            offset = action - base
+            other.apply_action(base + (offset // items) * items + mapping[offset % items])
+        else:
+            other.apply_action(action)
+    return other
