@@ -481,3 +481,92 @@ def _replay_with_swap(g, history, state, hidden):
         else:
             other.apply_action(action)
     return other
+
+
+# --- 4-player partnerships ------------------------------------------------------------------
+
+HANDS4 = ("3c Qd", "Kd 6h", "2h 7c", "Jd 6s")  # vira 4c: seats 0 and 2 against 1 and 3
+
+
+def four_player(*actions, hands=HANDS4, **params):
+    """A 4-player state (2 cards each unless `hand_size` says otherwise) after `actions`."""
+    params = {"num_players": 4, "hand_size": 2, **params}
+    return apply(dealt(game(**params), *hands), *actions)
+
+
+def test_4p_seating_mao_and_turn_order():
+    state = four_player()
+    assert state.current_player() == 0  # dealer 3 by default: seat 0 is the mão
+    for seat, card in zip(range(4), ("Qd", "Kd", "7c", "Jd")):
+        assert state.current_player() == seat
+        state = apply(state, f"Play {card}")
+    assert four_player(dealer=1).current_player() == 2
+
+
+def test_4p_round_won_by_strictly_highest_card_whose_player_leads():
+    state = four_player("Play Qd", "Play Kd", "Play 7c", "Play Jd")
+    assert state.public.round_winners == (1,) and state.current_player() == 1
+
+
+def test_4p_partners_equal_tops_win_for_their_side():
+    state = four_player("Play Ks", "Play Qd", "Play Kh", "Play 7c",
+                        hands=("Ks 3c", "Qd 6h", "Kh 2h", "7c 6s"))
+    assert state.public.round_winners == (0,) and state.current_player() == 0
+
+
+def test_4p_opposing_equal_tops_tie_and_the_first_top_card_leads():
+    state = four_player("Play 6c", "Play Kd", "Play Kc", "Play 7c",
+                        hands=("6c 3c", "Kd 6h", "Kc 2h", "7c 6s"))
+    assert state.public.round_winners == (truco.tricks.TIE,)
+    assert state.current_player() == 1
+
+
+def test_4p_either_opponent_accepts_a_raise():
+    state = four_player("Raise")
+    assert state.current_player() == 1
+    assert apply(state.clone(), "Accept").public.stake == 3
+    state = apply(state, "Run")
+    assert state.current_player() == 3 and legal(state) == ["Accept", "Raise", "Run"]
+    state = apply(state, "Accept")
+    assert state.public.stake == 3 and state.current_player() == 0
+
+
+def test_4p_running_needs_both_opponents():
+    state = four_player("Raise", "Run", "Run")
+    assert state.returns() == [1, -1, 1, -1]
+
+
+def test_4p_counter_raise_is_answered_by_the_raising_side():
+    state = four_player("Raise", "Run", "Raise")  # seat 3 accepts 3 and proposes 6
+    assert state.public.stake == 3 and state.current_player() == 0
+    state = apply(state, "Run", "Run")
+    assert state.returns() == [-3, 3, -3, 3]
+
+
+def test_4p_one_covered_card_per_side_per_round():
+    state = four_player("Play Qd", "Play Kd", "Play 7c", "Play Jd", "Play 6h covered")
+    assert "Play 2h covered" in legal(state)  # seat 2 (other side) may cover
+    state = apply(state, "Play 2h")
+    assert legal(state) == ["Play 6s", "Raise"]  # seat 3's partner already covered
+
+
+def test_4p_hand_of_eleven_partners_see_each_other():
+    state = four_player(score0=11)
+    assert state.current_player() == 0 and legal(state) == ["Play 11", "Run 11"]
+    assert "partner 2h 7c" in state.information_state_string(0)
+    assert "partner 3c Qd" in state.information_state_string(2)
+    assert "partner" not in state.information_state_string(1)
+    assert "Qd" not in state.information_state_string(1)
+    state = four_player(score1=11)
+    assert state.current_player() == 1  # the side at eleven's first player decides
+    assert apply(state, "Run 11").returns() == [1, -1, 1, -1]
+
+
+def test_4p_next_leader_after_won_and_tied_rounds_in_a_full_hand():
+    state = four_player("Play Qd", "Play Kd", "Play 7c", "Play Jd",  # seat 1 wins round 1
+                        "Play 6h", "Play 2h", "Play 6s", "Play 3c",  # seat 0 wins round 2
+                        hands=("3c Qd Ks", "Kd 6h Kh", "2h 7c Kc", "Jd 6s 7d"), hand_size=3)
+    assert state.public.round_winners == (1, 0) and state.current_player() == 0
+    state = apply(state, "Play Ks", "Play Kh", "Play Kc", "Play 7d")
+    assert state.public.round_winners == (1, 0, truco.tricks.TIE)
+    assert state.returns() == [-1, 1, -1, 1]
