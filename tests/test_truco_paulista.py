@@ -475,7 +475,7 @@ def _replay_with_swap(g, history, state, hidden):
     for action in history:
         if other.is_chance_node():
             other.apply_action(mapping.get(action, action))
-        elif action >= base and (action - base) % items in mapping:
+        elif base <= action < base + 2 * items and (action - base) % items in mapping:
             offset = action - base
             other.apply_action(base + (offset // items) * items + mapping[offset % items])
         else:
