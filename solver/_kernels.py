@@ -30,7 +30,8 @@ All kernels mutate preallocated arrays and return nothing; shapes follow `GameTr
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.typed import Dict
 
 CHANCE = -1
 TERMINAL = -4
@@ -266,3 +267,114 @@ def best_response_value(child_start, node_player, node_infoset, edge_prob, utili
                     total += policy[base + child] * value[child]
             value[node] = total
     return value[0]
+
+
+@njit(cache=True)
+def dag_subtree_sizes(dag_child_start, dag_child, size):
+    """Number of histories below (and including) each node of a DAG of distinct subtrees.
+
+    size int64 [num_dag_nodes] is filled in place (iterative post-order with an explicit stack).
+    """
+    size[:] = -1
+    stack = np.empty(dag_child_start.shape[0], dtype=np.int64)
+    for top in range(size.shape[0]):
+        if size[top] >= 0:
+            continue
+        depth = 0
+        stack[0] = top
+        while depth >= 0:
+            dag = stack[depth]
+            pending = False
+            total = 1
+            for j in range(dag_child_start[dag], dag_child_start[dag + 1]):
+                child = dag_child[j]
+                if size[child] < 0:
+                    depth += 1
+                    stack[depth] = child
+                    pending = True
+                    break
+                total += size[child]
+            if not pending:
+                size[dag] = total
+                depth -= 1
+
+
+@njit(cache=True)
+def expand_public_tree(dag_player, dag_utility, dag_child_start, dag_child, dag_action,
+                       root_start, root_dag, root_knowledge, num_knowledge, num_distinct_actions,
+                       node_player, node_infoset, node_parent, node_action, child_start,
+                       edge_prob, utility, node_dag, node_sequence, node_root, infoset_player,
+                       infoset_dag, infoset_node):
+    """Unroll a DAG of distinct post-deal subtrees into the breadth-first history tree.
+
+    The roots (tree nodes root_start.., one per distinct deal, DAG node `root_dag`) are followed
+    level by level; every action below them is public, so a player's information state is
+    (his information state at the root, `root_knowledge` int32 [roots, 2], the public action
+    sequence since), interned in order of first appearance as in the plain traversal.
+    Returns the number of information states, or -(node + 1) where one information state is
+    reached with different legal actions (imperfect recall).
+    """
+    sequence_ids = Dict.empty(key_type=types.int64, value_type=types.int64)
+    infoset_ids = Dict.empty(key_type=types.int64, value_type=types.int64)
+    num_sequences = 1
+    num_infosets = 0
+    total = node_player.shape[0]
+    next_free = root_start + root_dag.shape[0]
+    for root in range(root_dag.shape[0]):
+        node_dag[root_start + root] = root_dag[root]
+        node_sequence[root_start + root] = 0
+        node_root[root_start + root] = root
+    for node in range(root_start, total):
+        dag = node_dag[node]
+        actor = dag_player[dag]
+        node_player[node] = actor
+        child_start[node] = next_free
+        if actor == TERMINAL:
+            utility[node] = dag_utility[dag]
+            node_infoset[node] = -1
+            continue
+        knowledge = root_knowledge[node_root[node], actor]
+        key = (node_sequence[node] * num_knowledge + knowledge) * 2 + actor
+        if key in infoset_ids:
+            infoset = infoset_ids[key]
+            if not _same_actions(dag_child_start, dag_action, dag, infoset_dag[infoset]):
+                return -(node + 1)
+        else:
+            infoset = num_infosets
+            infoset_ids[key] = infoset
+            infoset_player[infoset] = actor
+            infoset_dag[infoset] = dag
+            infoset_node[infoset] = node
+            num_infosets += 1
+        node_infoset[node] = infoset
+        for j in range(dag_child_start[dag], dag_child_start[dag + 1]):
+            child = next_free
+            next_free += 1
+            action = dag_action[j]
+            node_dag[child] = dag_child[j]
+            node_parent[child] = node
+            node_action[child] = action
+            edge_prob[child] = 1.0
+            node_root[child] = node_root[node]
+            sequence_key = node_sequence[node] * num_distinct_actions + action
+            if sequence_key in sequence_ids:
+                sequence = sequence_ids[sequence_key]
+            else:
+                sequence = num_sequences
+                sequence_ids[sequence_key] = sequence
+                num_sequences += 1
+            node_sequence[child] = sequence
+    child_start[total] = total
+    return num_infosets
+
+
+@njit(cache=True)
+def _same_actions(dag_child_start, dag_action, first, second):
+    """Whether two DAG nodes have the same legal actions."""
+    length = dag_child_start[first + 1] - dag_child_start[first]
+    if dag_child_start[second + 1] - dag_child_start[second] != length:
+        return False
+    for k in range(length):
+        if dag_action[dag_child_start[first] + k] != dag_action[dag_child_start[second] + k]:
+            return False
+    return True

@@ -164,22 +164,39 @@ def compile_game(game: pyspiel.Game | str, cache: bool = True, method: str = "au
     """Compile `game` (a pyspiel.Game or a game string) into a `GameTree`.
 
     method: "traversal" (generic walk), "subtree_key" (memoized walk, games with
-    `State.subtree_key`) or "auto" (the memoized walk where available). With `cache`, a tree
+    `State.subtree_key` and no chance node after the opening deal) or "auto" (the memoized
+    walk where it applies, else the traversal). With `cache`, a tree
     compiled before for the same game string and source digest is loaded from disk instead.
     """
     game = load_game(game)
     check_game(game)
-    if method not in ("auto", "traversal"):
-        raise ValueError(f"method must be 'auto' or 'traversal', got {method!r}")
-    method = "traversal"
+    if method not in ("auto", "traversal", "subtree_key"):
+        raise ValueError(f"method must be 'auto', 'traversal' or 'subtree_key', got {method!r}")
+    automatic = method == "auto"
+    if automatic:
+        has_key = getattr(game.new_initial_state(), "subtree_key", None) is not None
+        method = "subtree_key" if has_key else "traversal"
     path = _cache_path(game, method) if cache else None
     if path is not None and (path / "meta.json").exists():
         logger.info("loading compiled tree from %s", path)
         return _load_tree(path)
-    tree = _compile_by_traversal(game)
+    tree = None
+    if method == "subtree_key":
+        try:
+            tree = _compile_by_subtree_key(game)
+        except NotPublicAfterDeal as error:
+            if not automatic:
+                raise
+            logger.info("%s; compiling by traversal", error)
+    if tree is None:
+        tree = _compile_by_traversal(game)
     if path is not None:
         _save_tree(tree, path)
     return tree
+
+
+class NotPublicAfterDeal(ValueError):
+    """The game does not fit the memoized compiler (a chance node after the opening deal)."""
 
 
 class _Interner:
@@ -272,6 +289,180 @@ def _tree_from_lists(game_string, interner, node_player, node_infoset, node_pare
         infoset_node=np.asarray(interner.node, dtype=np.int32),
         info_state_names=interner.names,
     )
+
+
+def _compile_by_subtree_key(game: pyspiel.Game) -> GameTree:
+    """Walk each distinct post-deal subtree once (memoized by `State.subtree_key`), unroll in numba.
+
+    Requires: the opening chance nodes (the deal) all end at one depth and no chance node
+    follows them (so every later action is public); raises NotPublicAfterDeal otherwise.
+    """
+    from solver import _kernels
+    deal, roots = _walk_deal(game)
+    knowledge_ids: list[dict[str, int]] = [{}, {}]
+    root_knowledge = np.zeros((len(roots), 2), dtype=np.int32)
+    for index, state in enumerate(roots):
+        if not state.is_terminal():
+            for player in (0, 1):
+                names = knowledge_ids[player]
+                root_knowledge[index, player] = names.setdefault(
+                    state.information_state_string(player), len(names))
+    dag, root_dag = _walk_distinct_subtrees(game, roots)
+    sizes = np.empty(dag["player"].shape[0], dtype=np.int64)
+    _kernels.dag_subtree_sizes(dag["child_start"], dag["child"], sizes)
+    root_start = len(deal["player"]) - len(roots)
+    total = root_start + int(sizes[root_dag].sum())
+    logger.info("%s: %d distinct subtrees unroll into %d histories", game, sizes.shape[0], total)
+    tree_arrays = _preallocate_tree(total, deal)
+    node_dag = np.empty(total, dtype=np.int32)
+    node_sequence = np.empty(total, dtype=np.int64)
+    node_root = np.empty(total, dtype=np.int32)
+    infoset_player = np.empty(total, dtype=np.int8)
+    infoset_dag = np.empty(total, dtype=np.int32)
+    infoset_node = np.empty(total, dtype=np.int32)
+    num_knowledge = max(1, len(knowledge_ids[0]), len(knowledge_ids[1]))
+    status = _kernels.expand_public_tree(
+        dag["player"], dag["utility"], dag["child_start"], dag["child"], dag["action"],
+        root_start, root_dag, root_knowledge, num_knowledge, game.num_distinct_actions(),
+        tree_arrays["node_player"], tree_arrays["node_infoset"], tree_arrays["node_parent"],
+        tree_arrays["node_action"], tree_arrays["child_start"], tree_arrays["edge_prob"],
+        tree_arrays["utility"], node_dag, node_sequence, node_root, infoset_player, infoset_dag,
+        infoset_node)
+    if status < 0:
+        node = -status - 1
+        raise ValueError(f"imperfect recall: an information state is reached with different "
+                         f"legal actions (history {node}: {_history_of(tree_arrays, node)})")
+    del node_dag, node_sequence, node_root
+    num_infosets = int(status)
+    action_counts = np.diff(dag["child_start"])[infoset_dag[:num_infosets]]
+    action_start = np.concatenate(([0], np.cumsum(action_counts))).astype(np.int64)
+    first_action = dag["child_start"][infoset_dag[:num_infosets]]
+    gather = np.repeat(first_action - action_start[:-1], action_counts) + np.arange(
+        action_start[-1])
+    return GameTree(
+        game_string=str(game),
+        infoset_player=infoset_player[:num_infosets].copy(),
+        infoset_action_start=action_start,
+        infoset_actions=dag["action"][gather].astype(np.int32),
+        infoset_node=infoset_node[:num_infosets].copy(),
+        **tree_arrays,
+    )
+
+
+def _walk_deal(game: pyspiel.Game) -> tuple[dict[str, list], list]:
+    """Breadth-first walk of the opening chance nodes; returns their arrays and the roots after.
+
+    The returned lists cover every node of the deal levels plus the roots (the first non-chance
+    level), whose `child_start` entries are left for the expansion to fill.
+    """
+    deal = {"player": [], "parent": [], "action": [], "prob": [], "child_start": []}
+    level = [(game.new_initial_state(), -1, -1, 1.0)]
+    while all(state.is_chance_node() for state, *_ in level):
+        next_level = []
+        level_end = len(deal["player"]) + len(level)
+        for state, parent, action, prob in level:
+            node = len(deal["player"])
+            _append_deal_node(deal, CHANCE, parent, action, prob, level_end + len(next_level))
+            for outcome, outcome_prob in state.chance_outcomes():
+                next_level.append((state.child(outcome), node, outcome, float(outcome_prob)))
+        level = next_level
+    roots = []
+    for state, parent, action, prob in level:
+        if state.is_chance_node():
+            raise NotPublicAfterDeal(f"{game}: the deal does not end at one depth")
+        _append_deal_node(deal, -2, parent, action, prob, -1)
+        roots.append(state)
+    return deal, roots
+
+
+def _append_deal_node(deal, player, parent, action, prob, first_child) -> None:
+    """Record one node of the deal walk."""
+    deal["player"].append(player)
+    deal["parent"].append(parent)
+    deal["action"].append(action)
+    deal["prob"].append(prob)
+    deal["child_start"].append(first_child)
+
+
+def _walk_distinct_subtrees(game: pyspiel.Game, roots: list) -> tuple[dict[str, np.ndarray],
+                                                                      np.ndarray]:
+    """Each distinct subtree below the roots, once: a DAG keyed by `State.subtree_key()`.
+
+    Returns the DAG as arrays (player int8, utility float64 player 0's return, CSR
+    child_start int64 / child int32 / action int32) and each root's DAG node.
+    """
+    memo: dict = {}
+    player, utility, child_lists, action_lists = [], [], [], []
+    pending = []
+
+    def node_of(state) -> int:
+        key = state.subtree_key()
+        dag = memo.get(key)
+        if dag is None:
+            dag = len(player)
+            memo[key] = dag
+            player.append(TERMINAL)
+            utility.append(0.0)
+            child_lists.append(())
+            action_lists.append(())
+            pending.append((dag, state))
+        return dag
+
+    root_dag = np.array([node_of(state) for state in roots], dtype=np.int32)
+    while pending:
+        dag, state = pending.pop()
+        if state.is_terminal():
+            returns = state.returns()
+            if abs(returns[0] + returns[1]) > 1e-9:
+                raise ValueError(f"{game}: returns {returns} of a terminal state do not sum to zero")
+            utility[dag] = float(returns[0])
+            continue
+        if state.is_chance_node():
+            raise NotPublicAfterDeal(f"{game}: a chance node follows the deal")
+        player[dag] = state.current_player()
+        actions = tuple(state.legal_actions())
+        action_lists[dag] = actions
+        child_lists[dag] = tuple(node_of(state.child(action)) for action in actions)
+    counts = np.fromiter(map(len, child_lists), dtype=np.int64, count=len(child_lists))
+    dag = {
+        "player": np.asarray(player, dtype=np.int8),
+        "utility": np.asarray(utility, dtype=np.float64),
+        "child_start": np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+        "child": np.fromiter((c for children in child_lists for c in children), dtype=np.int32,
+                             count=int(counts.sum())),
+        "action": np.fromiter((a for actions in action_lists for a in actions), dtype=np.int32,
+                              count=int(counts.sum())),
+    }
+    return dag, root_dag
+
+
+def _preallocate_tree(total: int, deal: dict[str, list]) -> dict[str, np.ndarray]:
+    """Tree arrays of `total` nodes with the deal levels filled in."""
+    size = len(deal["player"])
+    arrays = {
+        "node_player": np.empty(total, dtype=np.int8),
+        "node_infoset": np.full(total, -1, dtype=np.int32),
+        "node_parent": np.empty(total, dtype=np.int32),
+        "node_action": np.empty(total, dtype=np.int32),
+        "child_start": np.empty(total + 1, dtype=np.int64),
+        "edge_prob": np.empty(total, dtype=np.float64),
+        "utility": np.zeros(total, dtype=np.float64),
+    }
+    arrays["node_player"][:size] = deal["player"]
+    arrays["node_parent"][:size] = deal["parent"]
+    arrays["node_action"][:size] = deal["action"]
+    arrays["edge_prob"][:size] = deal["prob"]
+    arrays["child_start"][:size] = deal["child_start"]
+    return arrays
+
+
+def _history_of(arrays: dict[str, np.ndarray], node: int) -> list[int]:
+    """Actions from the root to `node` in partially built arrays."""
+    actions = []
+    while node > 0:
+        actions.append(int(arrays["node_action"][node]))
+        node = int(arrays["node_parent"][node])
+    return actions[::-1]
 
 
 def _source_digest(game: pyspiel.Game) -> str:

@@ -1,0 +1,83 @@
+"""Solver engine on small Le Truc variants: memoized compile, exploitability, lock-step, values."""
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python import policy as openspiel_policy
+from open_spiel.python.algorithms import cfr as openspiel_cfr
+from open_spiel.python.algorithms import exploitability as openspiel_exploitability
+
+import games  # noqa: F401  (registers python_le_truc)
+import solver
+from solver.tree import GameTree, NotPublicAfterDeal, compile_game
+from test_solver_core import assert_lock_step, random_tabular_policy
+
+# Reduced variants (short ladder, no rest) that OpenSpiel's Python algorithms finish quickly.
+BETTING = "max_redeals=0,allow_rest=false,stake_ladder=1:3"
+ISOMORPHIC = f"python_le_truc(num_ranks=3,hand_size=2,isomorphic=true,{BETTING})"
+CONCRETE = f"python_le_truc(num_ranks=2,hand_size=1,{BETTING})"
+ISOMORPHIC_SMALL = f"python_le_truc(num_ranks=2,hand_size=1,isomorphic=true,{BETTING})"
+WITH_REDEAL = "python_le_truc(num_ranks=2,hand_size=1,isomorphic=true,max_redeals=1)"
+
+
+def load(game_string):
+    """A registered game by its string."""
+    return pyspiel.load_game(game_string)
+
+
+@pytest.mark.parametrize("game_string", [ISOMORPHIC, CONCRETE])
+def test_memoized_compile_equals_the_traversal(game_string):
+    traversed = compile_game(game_string, cache=False, method="traversal")
+    memoized = compile_game(game_string, cache=False, method="subtree_key")
+    assert memoized.info_state_names is None
+    for field in GameTree.__dataclass_fields__:
+        if field not in ("game_string", "info_state_names"):
+            np.testing.assert_array_equal(getattr(memoized, field), getattr(traversed, field),
+                                          err_msg=field)
+    assert memoized.info_state_strings() == traversed.info_state_names
+
+
+def test_memoized_compile_refuses_chance_after_the_deal_and_auto_falls_back():
+    with pytest.raises(NotPublicAfterDeal, match="chance node follows the deal"):
+        compile_game(WITH_REDEAL, cache=False, method="subtree_key")
+    tree = compile_game(WITH_REDEAL, cache=False)
+    assert tree.info_state_names is not None
+
+
+@pytest.mark.parametrize("game_string", [ISOMORPHIC, CONCRETE])
+def test_exploitability_equals_openspiel(game_string):
+    game = load(game_string)
+    solved = solver.solve(game, "pcfr+", iterations=30, progress=False, cache=False)
+    for tabular in (openspiel_policy.TabularPolicy(game), random_tabular_policy(game, 11),
+                    solved.average_policy.to_tabular()):
+        expected = openspiel_exploitability.exploitability(game, tabular)
+        assert solver.exploitability(game, tabular, cache=False) == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.parametrize("algorithm,solver_class", [
+    ("cfr", openspiel_cfr.CFRSolver), ("cfr+", openspiel_cfr.CFRPlusSolver)])
+def test_lock_step_with_openspiel_python_cfr(algorithm, solver_class):
+    assert_lock_step(load(ISOMORPHIC_SMALL), algorithm, solver_class)
+
+
+def test_isomorphic_and_concrete_reach_the_same_game_value():
+    target = 1e-4
+    values = []
+    for game_string in (CONCRETE, ISOMORPHIC_SMALL):
+        result = solver.solve(game_string, "dcfr", target_exploitability=target, iterations=20_000,
+                              eval_every=20, progress=False, cache=False)
+        assert result.exploitability <= target
+        values.append(result.game_value)
+    # each value is within 2 x exploitability of the common game value
+    assert abs(values[0] - values[1]) <= 4 * target
+
+
+def test_one_rank_deck_is_worth_nothing():
+    # Every trick is spoiled: whoever never folds or refuses cannot lose, so the value is 0.
+    target = 1e-6
+    result = solver.solve("python_le_truc(num_ranks=1,hand_size=1,max_redeals=0)", "pcfr+",
+                          target_exploitability=target, iterations=10_000, eval_every=10,
+                          progress=False, cache=False)
+    assert result.exploitability <= target
+    assert abs(result.game_value) <= 2 * target
