@@ -249,6 +249,11 @@ class Rules:
         return tuple(counts)
 
     @property
+    def private_play(self) -> bool:
+        """Can an action after the deal hide something (a covered card, a blind slot's card)?"""
+        return self.blind or (self.allow_covered and self.covered_from_round <= self.hand_size)
+
+    @property
     def num_items(self) -> int:
         """Distinct cards to play: one per card, or one per strength class in isomorphic mode."""
         return self.num_classes if self.isomorphic else self.deck.num_cards
@@ -495,7 +500,9 @@ class TrucoGame(pyspiel.Game):
         super().__init__(self.GAME_TYPE, game_info, params or {})
 
     def new_initial_state(self):
-        return TrucoState(self)
+        if self.rules.private_play:
+            return TrucoState(self)
+        return PublicPlayTrucoState(self)
 
     def make_py_observer(self, iig_obs_type=None, params=None):
         return TrucoObserver(
@@ -696,13 +703,6 @@ class TrucoState(pyspiel.State):
     def returns(self):
         return self.public.returns()
 
-    def subtree_key(self):
-        """Hashable key: states with equal keys have identical subtrees."""
-        record = self.record
-        return (self.public.key(), record.vira, tuple(map(tuple, record.hands)),
-                tuple(record.dealt) if self.rules.blind else (), record.undealt,
-                tuple(record.played_slots), record.reveal)
-
     def __str__(self):
         hands = " / ".join(" ".join(self.card_name(i) for i in self.sorted_hand(hand))
                            for hand in self.record.hands)
@@ -710,6 +710,23 @@ class TrucoState(pyspiel.State):
         history = ", ".join(f"{seat}:{action_name(self, seat, action)}"
                             for seat, action, _ in self.record.history_items)
         return f"vira {vira} | hands {hands} | {history}"
+
+
+class PublicPlayTrucoState(TrucoState):
+    """A hand whose every action after the deal is public (no covered cards, not blind).
+
+    Only these states offer `subtree_key`: memoized tree compilers name a player's information
+    state by what he knew after the deal plus the public action sequence, which would reveal
+    covered cards and miss the cards of blind slots.
+    """
+
+    def subtree_key(self):
+        """Hashable key: states with equal keys have identical subtrees (players, actions,
+        returns). After the deal only the machine and the hands matter; classes do not depend
+        on the vira, concrete cards do."""
+        record = self.record
+        vira = -1 if self.rules.isomorphic else record.vira
+        return self.public.key(), tuple(map(tuple, record.hands)), vira
 
 
 def action_name(state: TrucoState, player: int, action: int) -> str:

@@ -200,3 +200,32 @@ def test_random_concrete_play_maps_to_the_isomorphic_game():
             iso.apply_action(truco.isomorphic_action(state, action))
             state.apply_action(action)
         assert state.returns() == iso.returns()
+
+
+def _shape(state):
+    """Players, legal actions and returns of a whole subtree, as nested tuples."""
+    if state.is_terminal():
+        return tuple(state.returns())
+    return (state.current_player(),
+            tuple((a, _shape(state.child(a))) for a in state.legal_actions()))
+
+
+def test_subtree_key_only_where_play_is_public():
+    assert not hasattr(pyspiel.load_game("python_truco_paulista").new_initial_state(),
+                       "subtree_key")
+    assert not hasattr(pyspiel.load_game("python_trucomano(score0=11,score1=11,"
+                                         "covered_from_round=3,hand_size=2)").new_initial_state(),
+                       "subtree_key")
+    assert hasattr(pyspiel.load_game("python_truco_paulista(covered_from_round=3,hand_size=2)")
+                   .new_initial_state(), "subtree_key")
+
+
+def test_equal_subtree_keys_mean_equal_subtrees():
+    """Every deal of a small isomorphic game: deals with equal keys (the same hands under
+    different viras) have identical subtrees."""
+    g = pyspiel.load_game("python_truco_paulista", dict(SMALL, hand_size=1, isomorphic=True))
+    shapes = collections.defaultdict(set)
+    for _, state in _iso_deals(g).values():
+        shapes[state.subtree_key()].add(_shape(state))
+    assert len(shapes) < len(_iso_deals(g))  # keys are shared
+    assert all(len(found) == 1 for found in shapes.values())
