@@ -972,7 +972,7 @@ def _stake_text(state: TrucoState) -> str:
     kinds = {Kind.NORMAL: "", Kind.ELEVEN: " (hand of eleven)", Kind.IRON: " (iron hand)"}
     text = f"stake {public.stake}{kinds[rules.kind]}"
     sides = public.may_raise_sides()
-    if public.pending:
+    if public.pending or public.is_over():
         return text
     if sides:
         who = " or ".join(_side_name(rules, side) for side in sides)

@@ -570,3 +570,32 @@ def test_4p_next_leader_after_won_and_tied_rounds_in_a_full_hand():
     state = apply(state, "Play Ks", "Play Kh", "Play Kc", "Play 7d")
     assert state.public.round_winners == (1, 0, truco.tricks.TIE)
     assert state.returns() == [-1, 1, -1, 1]
+
+
+# --- readable play --------------------------------------------------------------------------
+
+def test_observation_shows_vira_manilha_sorted_hand_table_results_stake_and_raisers():
+    state = apply(dealt(game(), "5d Qc 3h", "Qs Ad 4s", vira="7s"), "Play 5d")
+    assert state.observation_string(1) == (
+        "P1 | vira 7s, manilha Q | hand: Qs Ad 4s | stake 1, P0 or P1 may raise to 3 | "
+        "R1: P0 5d | P1 to play")
+    state = apply(state, "Raise")
+    assert state.observation_string(0) == (
+        "P0 | vira 7s, manilha Q | hand: Qc 3h | stake 1 | R1: P0 5d | "
+        "P1 raises to 3, P0 to answer")
+    state = apply(state, "Accept", "Play Ad", "Play Qs", "Raise", "Raise", "Accept", "Play Qc",
+                  "Play 3h", "Play 4s")
+    assert state.observation_string(0) == (
+        "P0 | vira 7s, manilha Q | hand: - | stake 9 | R1: P0 5d, P1 Ad: P1 wins | "
+        "R2: P1 Qs, P0 Qc: P0 wins | R3: P0 3h, P1 4s: P0 wins | P0 scores 9")
+    assert state.returns() == [9, -9]
+
+
+def test_observation_hides_covered_cards_and_names_the_hand_kind():
+    state = two_player("Play 11", "Play Qd", "Play Kd", "Play 6h covered", score0=9, score1=11)
+    assert "R2: P1 covered" in state.observation_string(0)
+    assert "6h" not in state.observation_string(0)
+    assert "stake 3 (hand of eleven)" in state.observation_string(0)
+    state = four_player(score0=11)
+    assert "partner P2: 2h 7c" in state.observation_string(0)
+    assert "partner" not in state.observation_string(3)
