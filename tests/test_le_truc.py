@@ -5,7 +5,6 @@ import random
 import re
 from collections import defaultdict
 
-import numpy as np
 import pyspiel
 import pytest
 
@@ -190,7 +189,7 @@ def test_bad_parameter_in_game_string_raises_value_error():
 
 
 def test_illegal_actions_raise_and_leave_state_unchanged():
-    """An illegal player or chance action raises and leaves history and legal actions as they were."""
+    """An illegal player or chance action raises and leaves history and legal actions alone."""
     game = load()
     state = play(game, deal("7c 8c 9c", "Ac Kc Qc"))
     snapshot = lambda s: (str(s), s.history(), candidates(s), s.current_player(),
@@ -201,13 +200,13 @@ def test_illegal_actions_raise_and_leave_state_unchanged():
     illegal = [a for a in range(game.num_distinct_actions()) if a not in state.legal_actions()]
     assert illegal
     for action in illegal:
-        with pytest.raises(Exception):
+        with pytest.raises(ValueError, match="not legal"):
             state.apply_action(action)
         assert snapshot(state) == before
     apply_named(state, "Keep")
     before = snapshot(state)
     for action in [a for a in range(game.num_distinct_actions()) if a not in state.legal_actions()]:
-        with pytest.raises(Exception):
+        with pytest.raises(ValueError, match="not legal"):
             state.apply_action(action)
         assert snapshot(state) == before
     # chance: a card already dealt
@@ -215,9 +214,32 @@ def test_illegal_actions_raise_and_leave_state_unchanged():
     dealt = [a for a in range(game.max_chance_outcomes())
              if a not in candidates(chance)]
     assert len(dealt) == 1
-    with pytest.raises(Exception):
+    with pytest.raises(ValueError, match="not possible"):
         chance.apply_action(dealt[0])
     assert chance.history() == [dealt[0]] and len(candidates(chance)) == 31
+
+
+@pytest.mark.parametrize("action", [9 + 32, 200])
+def test_out_of_range_player_action_raises_value_error(action):
+    """An action id outside the game's actions raises a clear ValueError ("not legal"),
+    and the state is unchanged."""
+    state = start("7c 8c 9c", "Ac Kc Qc")
+    before = (str(state), state.history(), legal(state))
+    with pytest.raises(ValueError, match="not legal"):
+        state.apply_action(action)
+    assert (str(state), state.history(), legal(state)) == before
+
+
+def test_action_on_terminal_state_raises_clear_value_error():
+    """Applying an action after the hand ended raises ValueError that does not misname the
+    action as a chance deal."""
+    state = start("7c 8c 9c", "Ac Kc Qc")
+    apply_named(state, "Fold")
+    history = state.history()
+    with pytest.raises(ValueError) as error:
+        state.apply_action(state.history()[0])
+    assert "Deal" not in str(error.value)
+    assert state.history() == history and state.returns() == [-1.0, 1.0]
 
 
 def test_game_sizes():
@@ -296,7 +318,7 @@ def test_lt2_equal_ranks_spoil_whatever_the_suits(rank):
 # --- LT-3 deal ------------------------------------------------------------------------------
 
 def test_lt3_three_cards_each_player0_first_talon_26():
-    """LT-3: the first three cards go to player 0, the next three to player 1; 26 stay in the talon."""
+    """LT-3: first three cards to player 0, next three to player 1; 26 stay in the talon."""
     state = play(load(), deal("7c 8d 9h", "Ts Jc Qd"))
     assert state.current_player() == 0
     assert "7c" in state.information_state_string(0) and "Ts" in state.information_state_string(1)
@@ -425,6 +447,13 @@ def test_lt4_set_aside_hand_stays_private_to_its_owner():
                  + deal("7d 8d 9d", "Ad Kd Qd"))
     assert "7c" in fresh.information_state_string(0)
     assert fresh.information_state_string(0) != kept.information_state_string(0)
+    assert fresh.information_state_tensor(0) != kept.information_state_tensor(0)
+    # ... while player 1 cannot tell which cards player 0 set aside
+    other = play(load(), deal("Tc Jc Qh", "Ac Kc Qc") + ["Ask redeal", "Agree"]
+                 + deal("7d 8d 9d", "Ad Kd Qd"))
+    assert other.information_state_string(1) == fresh.information_state_string(1)
+    assert other.information_state_tensor(1) == fresh.information_state_tensor(1)
+    assert other.information_state_tensor(0) != fresh.information_state_tensor(0)
 
 
 def test_lt4_redeal_talk_is_public():
@@ -567,7 +596,7 @@ def test_lt7_ladder_values(name, target, values):
     assert stake_ladder(name, target).values == values
 
 
-def climb(game, first_answer="Raise"):
+def climb(game):
     """Counter-raises from stake 1 to the top; returns the state and the proposed values."""
     state = play(game, deal("7c 8c 9c", "Ac Kc Qc"))
     apply_named(state, "Raise")
@@ -746,6 +775,38 @@ def test_lt8_rest_follows_the_betting_turn_rules():
     no_alternation = start("7c 8c 9c", "Ac Kc Qc", alternate_raises=False)
     apply_named(no_alternation, "Raise", "Accept", "Play 7c", "Play Qc")
     assert "Rest" in legal(no_alternation)
+
+
+@pytest.mark.parametrize("extra", ["", ",alternate_raises=false", ",allow_counter_raise=true"])
+def test_lt8_rest_legal_exactly_where_raise_would_be_with_one_more_ladder_value(extra):
+    """LT-8: over random playouts with ladder 1:2:6, Rest is legal exactly where Raise is legal
+    in the same history with ladder 1:2:6:8, and never while answering a Raise."""
+    short = pyspiel.load_game(f"python_le_truc(stake_ladder=1:2:6,max_redeals=0{extra})")
+    longer = pyspiel.load_game(f"python_le_truc(stake_ladder=1:2:6:8,max_redeals=0{extra})")
+    rng = random.Random(23)
+    compared = 0
+    for _ in range(300):
+        state, twin = short.new_initial_state(), longer.new_initial_state()
+        while not state.is_terminal():
+            if not state.is_chance_node():
+                names = legal(state)
+                answering = "Accept" in names or "Refuse" in names
+                if answering:
+                    assert "Rest" not in names or names == ["Rest", "Refuse"]
+                else:
+                    assert ("Rest" in names) == ("Raise" in legal(twin)), state
+                    compared += 1
+            action = rng.choice(candidates(state))
+            state.apply_action(action)
+            twin.apply_action(action)
+    assert compared > 500
+
+
+def test_lt8_rest_is_answered_without_counter_raise():
+    """LT-8: even with allow_counter_raise a rest is answered only by Rest or Refuse."""
+    state = start("7c 8c 9c", "Ac Kc Qc", allow_counter_raise=True)
+    apply_named(state, "Rest")
+    assert legal(state) == ["Rest", "Refuse"]
 
 
 def test_lt8_rest_answers_and_play_after_agreement():
