@@ -1093,10 +1093,10 @@ def test_lt10_perfect_recall_over_the_whole_tree(game_string):
 @pytest.mark.parametrize("game_string", [GAME, "python_le_truc(max_redeals=2,hand_size=2)"])
 def test_lt10_perfect_recall_over_random_playouts(game_string):
     """LT-10: over random playouts of the full deck, equal information state strings always
-    carry the same own past information states and actions."""
+    carry the same own past information states and actions; tensors partition like strings."""
     game = pyspiel.load_game(game_string)
     rng = random.Random(17)
-    memory = {}
+    memory, string_of_tensor = {}, {}
     for _ in range(300):
         state, paths = game.new_initial_state(), [(), ()]
         while not state.is_terminal():
@@ -1105,9 +1105,11 @@ def test_lt10_perfect_recall_over_random_playouts(game_string):
                 player = state.current_player()
                 info = state.information_state_string(player)
                 assert memory.setdefault(info, paths[player]) == paths[player], info
+                tensor = tuple(state.information_state_tensor(player))
+                assert string_of_tensor.setdefault(tensor, info) == info
                 paths[player] = paths[player] + ((info, action),)
             state.apply_action(action)
-    assert len(memory) > 1000
+    assert len(memory) == len(string_of_tensor) > 1000
 
 
 # --- scenarios of RULES.md §1 ---------------------------------------------------------------
