@@ -150,7 +150,6 @@ class Rules:
         self._validate(p)
         self.params = p
         self.num_players = p["num_players"]
-        self.num_sides = 2
         self.target = p["target"]
         self.scores = (p["score0"], p["score1"])
         self.dealer = p["dealer"] % self.num_players
@@ -642,8 +641,9 @@ class TrucoState(pyspiel.State):
     def _card_actions(self, seat: int) -> list[int]:
         rules = self.rules
         if rules.blind:
+            played = self.record.played_slots[seat]
             return [CARD_ACTION_BASE + 2 * rules.num_items + slot
-                    for slot in range(rules.hand_size) if slot not in self.record.played_slots[seat]]
+                    for slot in range(rules.hand_size) if slot not in played]
         items = sorted(set(self.record.hands[seat]))
         actions = [CARD_ACTION_BASE + item for item in items]
         if self.public.may_cover():

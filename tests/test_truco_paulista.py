@@ -426,10 +426,10 @@ def test_unplayed_and_covered_cards_of_others_never_leak(game_string, hands):
             history.append(action)
             state.apply_action(action)
             if not state.is_chance_node() and not state.is_terminal():
-                _check_swaps_invisible(g, history, state)
+                check_swaps_invisible(g, history, state)
 
 
-def _check_swaps_invisible(g, history, state):
+def check_swaps_invisible(g, history, state):
     """For each player, replays the history with a hidden card of another seat swapped with
     another hidden card of his (same unknown status): his views must not change."""
     for player in range(g.num_players()):

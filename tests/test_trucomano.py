@@ -5,7 +5,7 @@ import pyspiel
 import pytest
 
 import games  # noqa: F401  (registers the games)
-from test_truco_paulista import (P0, P1, _check_swaps_invisible, apply, candidates, dealt, legal)
+from test_truco_paulista import P0, P1, apply, candidates, check_swaps_invisible, dealt, legal
 
 TRUCOMANO = "python_trucomano"
 PRESETS = [
@@ -95,7 +95,7 @@ def test_tm3_blind_hand_cards_never_leak():
             history.append(int(rng.choice(candidates(state))))
             state.apply_action(history[-1])
             if not state.is_chance_node() and not state.is_terminal():
-                _check_swaps_invisible(g, history, state)
+                check_swaps_invisible(g, history, state)
 
 
 def test_tm3_sighted_iron_hand_is_a_parameter():

@@ -23,7 +23,6 @@ counted exactly, and the total is extrapolated as (number of classes) x (sample 
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import math
 import random
@@ -119,7 +118,8 @@ class ViewCounter:
     def __init__(self, rules: truco.Rules, player: int):
         self.rules, self.player, self.memo = rules, player, {}
 
-    def count(self, public: truco.PublicState, own: tuple, unseen: tuple, opponent_left: int) -> int:
+    def count(self, public: truco.PublicState, own: tuple, unseen: tuple,
+              opponent_left: int) -> int:
         capped = tuple(min(u, opponent_left) for u in unseen)
         key = (public.key(), own, capped)
         if key in self.memo:
