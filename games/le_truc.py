@@ -479,17 +479,19 @@ class LeTrucState(pyspiel.State):
         return sorted(actions)
 
     def _apply_action(self, action):
+        if self.public.is_over():
+            raise ValueError(f"action {action} cannot be applied: the hand is over")
         if self.public.phase == Phase.DEAL:
             if action not in {outcome for outcome, _ in self.chance_outcomes()}:
                 raise ValueError(f"chance outcome {action} is not possible here")
             self._apply_deal(action)
             return
         player = self.public.to_act
-        if action not in self._legal_actions(player):
+        legal = self._legal_actions(player)
+        if action not in legal:
             raise ValueError(
-                f"action {action} ({self._action_to_string(player, action)}) is not legal for "
-                f"player {player} here; legal: "
-                f"{[self._action_to_string(player, a) for a in self._legal_actions(player)]}")
+                f"action {action} is not legal for player {player} here; legal: "
+                f"{[self._action_to_string(player, a) for a in legal]}")
         self.record.history_items.append((player, action))
         if action >= CARD_ACTION_BASE:
             item = action - CARD_ACTION_BASE
