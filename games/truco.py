@@ -651,12 +651,17 @@ class TrucoState(pyspiel.State):
         return actions
 
     def _apply_action(self, action):
+        if self.public.is_over():
+            raise ValueError(f"action {action}: the hand is over, no action can be applied")
         if self.current_player() == pyspiel.PlayerId.CHANCE:
             if action not in {outcome for outcome, _ in self.chance_outcomes()}:
                 raise ValueError(f"chance outcome {action} is not possible here")
             self._apply_chance(action)
             return
         seat = self.public.to_act
+        if not 0 <= action < self.rules.num_distinct_actions():
+            raise ValueError(f"action {action} is out of range: player actions are 0.."
+                             f"{self.rules.num_distinct_actions() - 1}")
         legal = self._legal_actions(seat)
         if action not in legal:
             raise ValueError(

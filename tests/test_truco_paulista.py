@@ -134,6 +134,20 @@ def test_illegal_action_raises_and_leaves_state_unchanged():
     assert str(state) == before
 
 
+@pytest.mark.parametrize("action,message", [(999, "out of range"), (-3, "out of range")])
+def test_out_of_range_action_raises(action, message):
+    state = two_player()
+    with pytest.raises(ValueError, match=message):
+        state.apply_action(action)
+
+
+def test_action_on_a_finished_hand_raises():
+    state = two_player("Raise", "Run")
+    with pytest.raises(ValueError, match="the hand is over"):
+        state.apply_action(0)
+    assert state.returns() == [1, -1]
+
+
 def test_returns_zero_sum_and_players_numbered_from_zero():
     state = random_playout(game().new_initial_state(), np.random.default_rng(5))
     assert sum(state.returns()) == 0 and state.returns()[0] != 0
