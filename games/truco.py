@@ -148,7 +148,6 @@ class Rules:
     def __init__(self, params: dict):
         p = {**ENGINE_DEFAULTS, **params}
         self._validate(p)
-        self.params = p
         self.num_players = p["num_players"]
         self.target = p["target"]
         self.scores = (p["score0"], p["score1"])

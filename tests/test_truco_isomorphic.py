@@ -177,28 +177,36 @@ def test_class_uniform_policy_same_outcomes_and_value(name, params):
     assert value[0] == pytest.approx(value[1], abs=1e-12)
 
 
-def test_random_concrete_play_maps_to_the_isomorphic_game():
-    """Concrete hands of the full game, mapped action by action into the isomorphic game."""
-    concrete, isomorphic = _games(num_players=4)
+@pytest.mark.parametrize("name,params", [
+    ("python_truco_paulista", dict(num_players=4)),
+    ("python_truco_paulista", dict(num_players=4, score0=11)),
+    ("python_truco_paulista", {}),
+    ("python_trucomano", dict(score0=11, score1=11)),
+])
+def test_random_concrete_play_maps_to_the_isomorphic_game(name, params):
+    """Concrete hands of full-size games, mapped action by action into the isomorphic game
+    (a blind slot's card becomes the isomorphic game's reveal)."""
+    concrete, isomorphic = _games(name, **params)
     rules = concrete.rules
     rng = np.random.default_rng(7)
-    for _ in range(30):
+    for _ in range(15):
         state = concrete.new_initial_state()
         while state.is_chance_node():
             state.apply_action(int(rng.choice(candidates(state))))
-        vira = state.record.vira
-        key = _iso_key(rules, state.record.dealt, vira)
+        key = _iso_key(rules, state.record.dealt, state.record.vira)
         iso = isomorphic.new_initial_state()
         iso.apply_action(key[0])
         for hand in key[1:]:
             iso.apply_action(isomorphic.rules.hand_classes.index(hand))
         while not state.is_terminal():
-            for player in range(4):
+            for player in range(rules.num_players):
                 assert truco.isomorphic_information_state(state, player) == \
                     iso.information_state_string(player)
             action = int(rng.choice(state.legal_actions()))
             iso.apply_action(truco.isomorphic_action(state, action))
             state.apply_action(action)
+            if iso.is_chance_node():
+                iso.apply_action(state.class_of(state.record.history_items[-1][2]))
         assert state.returns() == iso.returns()
 
 
