@@ -37,7 +37,8 @@ Rules implemented (one game = one hand; the scores decide the hand's kind and th
   round 1 decides. Nobody may raise (`truco_in_hand_of_11`="illegal"); with "forfeit" `Raise` is
   offered where it would be in a normal hand and taking it loses the match (the opponents score
   `target` minus their score).
-* Iron hand: both sides have `target` - 1 points: worth 1, no raising. With `iron_hand_blind`
+* Iron hand: both sides have `target` - 1 points: worth 1, no raising (a hand where nobody
+  scores is followed by another iron hand: the match's business). With `iron_hand_blind`
   nobody sees any hand's cards, a card is chosen by its dealt position (`Play slot 2`) and
   revealed when played, and no card may be covered.
 * Information: the vira, face-up cards, bets, answers, eleven decisions and round results are
