@@ -33,6 +33,7 @@ import json
 import logging
 import os
 import pathlib
+import pickle
 import sys
 from collections import deque
 
@@ -140,11 +141,8 @@ def load_game(game: pyspiel.Game | str) -> pyspiel.Game:
     """`game` itself, or the game its string names (our Python games are registered first)."""
     if not isinstance(game, str):
         return game
-    try:
-        return pyspiel.load_game(game)
-    except pyspiel.SpielError:
-        import games  # noqa: F401  (registers the python_* games)
-        return pyspiel.load_game(game)
+    import games  # noqa: F401  (registers the python_* games)
+    return pyspiel.load_game(game)
 
 
 def check_game(game: pyspiel.Game) -> None:
@@ -170,13 +168,9 @@ def compile_game(game: pyspiel.Game | str, cache: bool = True, method: str = "au
     """
     game = load_game(game)
     check_game(game)
-    if method not in ("auto", "traversal", "subtree_key"):
-        raise ValueError(f"method must be 'auto', 'traversal' or 'subtree_key', got {method!r}")
     automatic = method == "auto"
-    if automatic:
-        has_key = getattr(game.new_initial_state(), "subtree_key", None) is not None
-        method = "subtree_key" if has_key else "traversal"
-    path = _cache_path(game, method) if cache else None
+    method = _resolve_method(game, method)
+    path = cache_path(game, method) if cache else None
     if path is not None and (path / "meta.json").exists():
         logger.info("loading compiled tree from %s", path)
         return _load_tree(path)
@@ -388,6 +382,8 @@ def _walk_distinct_subtrees(game: pyspiel.Game, roots: list) -> tuple[dict[str, 
                                                                       np.ndarray]:
     """Each distinct subtree below the roots, once: a DAG keyed by `State.subtree_key()`.
 
+    Keys are stored pickled (compact bytes; pickling a key is deterministic) to bound memory.
+
     Returns the DAG as arrays (player int8, utility float64 player 0's return, CSR
     child_start int64 / child int32 / action int32) and each root's DAG node.
     """
@@ -396,7 +392,7 @@ def _walk_distinct_subtrees(game: pyspiel.Game, roots: list) -> tuple[dict[str, 
     pending = []
 
     def node_of(state) -> int:
-        key = state.subtree_key()
+        key = pickle.dumps(state.subtree_key(), protocol=pickle.HIGHEST_PROTOCOL)
         dag = memo.get(key)
         if dag is None:
             dag = len(player)
@@ -406,6 +402,8 @@ def _walk_distinct_subtrees(game: pyspiel.Game, roots: list) -> tuple[dict[str, 
             child_lists.append(())
             action_lists.append(())
             pending.append((dag, state))
+            if dag % 1_000_000 == 0 and dag:
+                logger.info("%s: %d distinct subtrees so far", game, dag)
         return dag
 
     root_dag = np.array([node_of(state) for state in roots], dtype=np.int32)
@@ -466,11 +464,10 @@ def _history_of(arrays: dict[str, np.ndarray], node: int) -> list[int]:
 
 
 def _source_digest(game: pyspiel.Game) -> str:
-    """Digest of the solver's tree builders and, for Python games, the game's module source."""
+    """Digest of this module and, for Python games, of the game's module source."""
     digest = hashlib.sha256()
     here = pathlib.Path(__file__).parent
-    for name in ("tree.py", "_kernels.py"):
-        digest.update((here / name).read_bytes())
+    digest.update((here / "tree.py").read_bytes())
     module = sys.modules.get(type(game).__module__)
     if module is not None and str(getattr(module, "__file__", "")).endswith(".py"):
         digest.update(inspect.getsource(module).encode())
@@ -485,8 +482,19 @@ def cache_dir() -> pathlib.Path:
     return pathlib.Path(base) / "tricksolver"
 
 
-def _cache_path(game: pyspiel.Game, method: str) -> pathlib.Path:
-    """The cache directory of one compiled game."""
+def _resolve_method(game: pyspiel.Game, method: str) -> str:
+    """"auto" -> "subtree_key" for games whose states have `subtree_key`, else "traversal"."""
+    if method not in ("auto", "traversal", "subtree_key"):
+        raise ValueError(f"method must be 'auto', 'traversal' or 'subtree_key', got {method!r}")
+    if method != "auto":
+        return method
+    has_key = getattr(game.new_initial_state(), "subtree_key", None) is not None
+    return "subtree_key" if has_key else "traversal"
+
+
+def cache_path(game: pyspiel.Game, method: str = "auto") -> pathlib.Path:
+    """The cache directory of one compiled game (it holds meta.json once complete)."""
+    method = _resolve_method(game, method)
     key = hashlib.sha256(f"{game}|{method}|{_source_digest(game)}".encode()).hexdigest()[:24]
     return cache_dir() / "trees" / key
 

@@ -1,0 +1,247 @@
+"""`tricksolver bench`: speed and convergence of the solver engine, side by side with OpenSpiel.
+
+Default run, per game (kuhn_poker, leduc_poker and a small isomorphic Le Truc): the same number
+of CFR+ iterations by our engine, by OpenSpiel's C++ `pyspiel.CFRPlusSolver` and by its Python
+`cfr.CFRPlusSolver` (iterations per second, exploitability reached, our speed-up), then the time
+our CFR+, DCFR and PCFR+ take to reach a target exploitability. `--le-truc-full` instead
+compiles and solves the full isomorphic Le Truc without redeal and reports tree size, compile
+seconds, iterations, exploitability, total seconds, peak memory and the non-dealer's value.
+Figures go to stdout and to `results/bench/<date>[-le-truc-full].json`.
+
+Our iteration timing excludes the one-off numba compilation (kernels are warmed up on Kuhn
+first) and the tree compilation (reported separately); exploitabilities are exact (numba best
+response, equal to OpenSpiel's to 1e-9 as the tests check).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import logging
+import pathlib
+import platform
+import resource
+import time
+
+import numba
+import numpy as np
+import pyspiel
+from open_spiel.python.algorithms import cfr as openspiel_cfr
+
+import solver
+from solver.cfr import CFREngine
+from solver.policy import policy_array
+from solver.schedules import make_schedule
+from solver.best_response import nash_conv_of_array
+from solver.tree import cache_path, load_game
+
+LE_TRUC_SMALL = "python_le_truc(num_ranks=4,hand_size=2,isomorphic=true,max_redeals=0)"
+LE_TRUC_FULL = "python_le_truc(isomorphic=true,max_redeals=0)"
+
+# game, CFR+ iterations for the side-by-side run, target exploitability for time-to-target
+CASES = (
+    ("kuhn_poker", 1000, 1e-4),
+    ("leduc_poker", 100, 1e-3),
+    (LE_TRUC_SMALL, 10, 1e-3),
+)
+TIME_TO_TARGET_ALGORITHMS = ("cfr+", "dcfr", "pcfr+")
+MAX_ITERATIONS_TO_TARGET = 100_000
+
+
+def add_parser(subparsers) -> None:
+    """Register `tricksolver bench`."""
+    parser = subparsers.add_parser(
+        "bench", help="benchmark our CFR engine against OpenSpiel's CFR+ (C++ and Python)",
+        description=__doc__.split("\n\n")[1])
+    parser.add_argument("--output", default="results/bench", help="directory for the JSON")
+    parser.add_argument("--le-truc-full", action="store_true",
+                        help=f"solve {LE_TRUC_FULL} instead of the side-by-side run")
+    parser.add_argument("--algorithm", default="dcfr",
+                        help="algorithm of the --le-truc-full solve (default dcfr)")
+    parser.add_argument("--time-limit", type=float, default=None,
+                        help="seconds the --le-truc-full solve may take (default: none)")
+    parser.add_argument("--target", type=float, default=1e-3,
+                        help="target exploitability of the --le-truc-full solve (points/hand)")
+    parser.add_argument("--eval-every", type=int, default=10,
+                        help="iterations between exact evaluations of the --le-truc-full solve")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="compile the game even if a cached tree exists")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the benchmark chosen by `args`, print the table and write the JSON."""
+    output = pathlib.Path(args.output)
+    output.mkdir(parents=True, exist_ok=True)
+    warm_up_kernels()
+    stamp = datetime.datetime.now(datetime.timezone.utc)
+    if args.le_truc_full:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+        report = {"full_solve": full_le_truc_solve(args.algorithm, args.target, args.eval_every,
+                                                   args.time_limit, cache=not args.no_cache)}
+        path = output / f"{stamp:%Y-%m-%d}-le-truc-full.json"
+        print(format_full_solve(report["full_solve"]))
+    else:
+        report = {"games": [bench_game(*case) for case in CASES]}
+        path = output / f"{stamp:%Y-%m-%d}.json"
+        print(format_table(report["games"]))
+    report["machine"] = machine_info()
+    report["utc"] = stamp.isoformat(timespec="seconds")
+    report["peak_memory_mb"] = peak_memory_mb()
+    path.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"peak memory {report['peak_memory_mb']:.0f} MB; written {path}")
+    return 0
+
+
+def warm_up_kernels() -> None:
+    """Compile (or load from numba's cache) every kernel on Kuhn, outside the timings."""
+    solver.solve("kuhn_poker", "pcfr+", iterations=2, eval_every=1, progress=False, cache=False)
+
+
+def peak_memory_mb() -> float:
+    """Peak resident memory of this process so far, in MB."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def machine_info() -> dict:
+    """What the figures were measured on."""
+    import os
+    return {"platform": platform.platform(), "cpus": os.cpu_count(),
+            "python": platform.python_version(), "numba": numba.__version__,
+            "numpy": np.__version__, "open_spiel": _openspiel_version()}
+
+
+def _openspiel_version() -> str:
+    """Installed open_spiel version."""
+    from importlib import metadata
+    return metadata.version("open_spiel")
+
+
+def bench_game(game_string: str, iterations: int, target: float) -> dict:
+    """Side-by-side CFR+ run and our time-to-target on one game."""
+    game = load_game(game_string)
+    start = time.perf_counter()
+    tree = solver.compile_game(game, cache=False)
+    compile_seconds = time.perf_counter() - start
+    ours = time_our_cfr_plus(tree, iterations)
+    cpp_solver = pyspiel.CFRPlusSolver(game)
+    cpp = time_openspiel(cpp_solver, iterations)
+    # the C++ average policy points into its solver: keep `cpp_solver` alive while it is used
+    cpp["exploitability"] = float(pyspiel.exploitability(game, cpp_solver.average_policy()))
+    python_solver = openspiel_cfr.CFRPlusSolver(game)
+    python = time_openspiel(python_solver, iterations)
+    python["exploitability"] = nash_conv_of_array(tree, policy_array(
+        tree, python_solver.average_policy(), game)) / 2
+    return {
+        "game": game_string,
+        "tree": tree.sizes(),
+        "compile_seconds": compile_seconds,
+        "iterations": iterations,
+        "ours_cfr_plus": ours,
+        "openspiel_cpp_cfr_plus": cpp,
+        "openspiel_python_cfr_plus": python,
+        "speedup_vs_cpp": ours["iterations_per_second"] / cpp["iterations_per_second"],
+        "speedup_vs_python": ours["iterations_per_second"] / python["iterations_per_second"],
+        "time_to_target": [time_to_target(tree, algorithm, target)
+                           for algorithm in TIME_TO_TARGET_ALGORITHMS],
+        "peak_memory_mb": peak_memory_mb(),
+    }
+
+
+def time_our_cfr_plus(tree, iterations: int) -> dict:
+    """Our CFR+ iterations per second on a compiled tree, and the exploitability reached."""
+    engine = CFREngine(tree, make_schedule("cfr+"))
+    start = time.perf_counter()
+    for _ in range(iterations):
+        engine.iterate()
+    seconds = time.perf_counter() - start
+    exploitability = nash_conv_of_array(tree, engine.average_policy_array()) / 2
+    return {"seconds": seconds, "iterations_per_second": iterations / seconds,
+            "exploitability": exploitability}
+
+
+def time_openspiel(cfr_solver, iterations: int) -> dict:
+    """Iterations per second of an OpenSpiel CFR solver."""
+    start = time.perf_counter()
+    for _ in range(iterations):
+        cfr_solver.evaluate_and_update_policy()
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "iterations_per_second": iterations / seconds}
+
+
+def time_to_target(tree, algorithm: str, target: float) -> dict:
+    """Seconds and iterations our `algorithm` needs to reach `target` (evaluated every 10)."""
+    result = solver.solve(load_game(tree.game_string), algorithm, target_exploitability=target,
+                          iterations=MAX_ITERATIONS_TO_TARGET, eval_every=10, progress=False,
+                          tree=tree)
+    return {"algorithm": algorithm, "target": target, "reached": result.exploitability <= target,
+            "iterations": result.iterations, "seconds": result.seconds,
+            "exploitability": result.exploitability}
+
+
+def full_le_truc_solve(algorithm: str, target: float, eval_every: int, time_limit: float | None,
+                       cache: bool) -> dict:
+    """Compile and solve the full isomorphic Le Truc without redeal; measured figures."""
+    game = load_game(LE_TRUC_FULL)
+    from_cache = cache and (cache_path(game) / "meta.json").exists()
+    start = time.perf_counter()
+    tree = solver.compile_game(game, cache=cache)
+    compile_seconds = time.perf_counter() - start
+    compile_peak = peak_memory_mb()
+    result = solver.solve(game, algorithm, target_exploitability=target, time_limit=time_limit,
+                          eval_every=eval_every, progress=True, tree=tree)
+    return {
+        "game": LE_TRUC_FULL,
+        "tree": tree.sizes(),
+        "compile_seconds": compile_seconds,
+        "compiled_from_cache": from_cache,
+        "compile_peak_memory_mb": compile_peak,
+        "algorithm": algorithm,
+        "target": target,
+        "iterations": result.iterations,
+        "solve_seconds": result.seconds,
+        "exploitability": result.exploitability,
+        "total_seconds": time.perf_counter() - start,
+        "game_value_non_dealer": result.game_value,
+        "curve": result.curve,
+        "peak_memory_mb": peak_memory_mb(),
+    }
+
+
+def format_table(games: list[dict]) -> str:
+    """The side-by-side table and the time-to-target table, as text."""
+    lines = [f"{'game':<72} {'iters':>6} {'ours it/s':>11} {'C++ it/s':>10} {'Py it/s':>9} "
+             f"{'x C++':>8} {'x Py':>9} {'expl ours':>10} {'expl C++':>10} {'expl Py':>10}"]
+    for entry in games:
+        ours, cpp, python = (entry["ours_cfr_plus"], entry["openspiel_cpp_cfr_plus"],
+                             entry["openspiel_python_cfr_plus"])
+        lines.append(
+            f"{entry['game']:<72} {entry['iterations']:>6} {ours['iterations_per_second']:>11.1f} "
+            f"{cpp['iterations_per_second']:>10.2f} {python['iterations_per_second']:>9.3f} "
+            f"{entry['speedup_vs_cpp']:>8.0f} {entry['speedup_vs_python']:>9.0f} "
+            f"{ours['exploitability']:>10.3g} {cpp['exploitability']:>10.3g} "
+            f"{python['exploitability']:>10.3g}")
+    lines.append("")
+    lines.append(f"{'game':<72} {'algorithm':>9} {'target':>8} {'iters':>7} {'seconds':>9} "
+                 f"{'reached':>8}")
+    for entry in games:
+        for run in entry["time_to_target"]:
+            lines.append(f"{entry['game']:<72} {run['algorithm']:>9} {run['target']:>8.0e} "
+                         f"{run['iterations']:>7} {run['seconds']:>9.3f} {str(run['reached']):>8}")
+    return "\n".join(lines)
+
+
+def format_full_solve(entry: dict) -> str:
+    """The full Le Truc solve's figures, as text."""
+    sizes = entry["tree"]
+    return "\n".join([
+        f"game {entry['game']}",
+        f"tree: {sizes['histories']:,} histories ({sizes['decision_nodes']:,} decision, "
+        f"{sizes['terminals']:,} terminal), information states {sizes['infosets_player0']:,} + "
+        f"{sizes['infosets_player1']:,}",
+        f"compile {entry['compile_seconds']:.1f} s (peak {entry['compile_peak_memory_mb']:.0f} MB)",
+        f"{entry['algorithm']}: {entry['iterations']} iterations in {entry['solve_seconds']:.1f} s, "
+        f"exploitability {entry['exploitability']:.6f} points/hand (target {entry['target']})",
+        f"total {entry['total_seconds']:.1f} s; game value for the non-dealer "
+        f"{entry['game_value_non_dealer']:+.6f} points/hand",
+    ])
