@@ -15,6 +15,7 @@ import pyspiel
 # Modules that provide subcommands, in the order `--help` lists them.
 COMMAND_MODULES = (
     "solver.match",
+    "solver.bench",
     "solver.sizes",
 )
 
