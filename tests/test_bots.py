@@ -1,5 +1,4 @@
 """Baseline bots and duplicate matches (solver.bots, solver.match)."""
-import argparse
 import json
 
 import pyspiel
@@ -11,6 +10,7 @@ from open_spiel.python.algorithms import exploitability as openspiel_exploitabil
 import solver
 from solver import match
 from solver.bots import HeuristicBot, bot_policy, make_bot
+from solver.cli import main
 
 FULL = "python_two_ten_jack"
 SMALL = "python_two_ten_jack(ranks=2:T:J:A,hand_size=3)"
@@ -88,17 +88,9 @@ def test_heuristic_refuses_other_games():
         HeuristicBot(pyspiel.load_game("kuhn_poker"))
 
 
-def _run_cli(argv):
-    """Parses `argv` with the match subcommand and runs it."""
-    parser = argparse.ArgumentParser()
-    match.add_parser(parser.add_subparsers())
-    args = parser.parse_args(argv)
-    return args.func(args)
-
-
 def test_match_command_prints_summary_and_writes_json(tmp_path, capsys):
     path = tmp_path / "match.json"
-    code = _run_cli(["match", SMALL, "--bot", "heuristic", "--bot", "random", "--hands", "10",
+    code = main(["match", SMALL, "--bot", "heuristic", "--bot", "random", "--hands", "10",
                      "--seed", "2", "--json", str(path)])
     line = capsys.readouterr().out.strip()
     assert code == 0
@@ -108,9 +100,15 @@ def test_match_command_prints_summary_and_writes_json(tmp_path, capsys):
     assert record["command"].startswith("tricksolver match")
 
 
-def test_match_command_needs_two_bots():
-    with pytest.raises(ValueError, match="twice"):
-        _run_cli(["match", SMALL, "--bot", "heuristic", "--hands", "10"])
+@pytest.mark.parametrize("argv, message", [
+    (["--bot", "heuristic"], "twice"),
+    (["--bot", "heuristic", "--bot", "minimax"], "unknown bot"),
+    (["--bot", "heuristic", "--bot", "random", "--hands", "1"], "at least 2"),
+])
+def test_match_command_rejects_bad_input_in_one_line(argv, message, capsys):
+    assert main(["match", SMALL, *argv]) == 2
+    error = capsys.readouterr().err
+    assert message in error and len(error.strip().splitlines()) == 1
 
 
 def test_bot_policy_of_random_bot_has_kuhn_uniform_exploitability():
