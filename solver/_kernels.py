@@ -100,12 +100,17 @@ def regret_value_pass(child_start, node_player, node_infoset, edge_prob, utility
     """Backward pass: `player`'s expected value per node; adds counterfactual regrets.
 
     instant_regret[a] += reach_others(h) * (value(h.a) - value(h)) over `player`'s histories h.
+    Nodes the others reach with probability zero are pruned (value 0): their value only enters
+    sums with a zero factor, so regrets equal those of the full pass.
     """
     sign = 1.0 if player == 0 else -1.0
     for node in range(node_player.shape[0] - 1, -1, -1):
         actor = node_player[node]
         if actor == TERMINAL:
             value[node] = sign * utility[node]
+            continue
+        if reach_others[node] == 0.0:
+            value[node] = 0.0  # pruned: only ever weighted by a zero reach or probability
             continue
         start = child_start[node]
         end = child_start[node + 1]
@@ -126,18 +131,17 @@ def regret_value_pass(child_start, node_player, node_infoset, edge_prob, utility
 
 
 @njit(cache=True)
-def update_player(infoset_player, infoset_action_start, player, instant_regret,
+def update_player(player_infosets, infoset_action_start, instant_regret,
                   cumulative_regret, cumulative_policy, current_policy, infoset_own_reach,
                   positive_discount, negative_discount, floor_regret, policy_discount,
                   policy_weight, predictive):
-    """The one update kernel of every variant, over `player`'s information states.
+    """The one update kernel of every variant, over one player's information states
+    (`player_infosets` int64, ascending).
 
     Consumes `instant_regret` (reset to zero); with `predictive` it is first used as the
     prediction of the next iteration's regret.
     """
-    for infoset in range(infoset_player.shape[0]):
-        if infoset_player[infoset] != player:
-            continue
+    for infoset in player_infosets:
         start = infoset_action_start[infoset]
         end = infoset_action_start[infoset + 1]
         reach = policy_weight * infoset_own_reach[infoset]
@@ -378,3 +382,27 @@ def _same_actions(dag_child_start, dag_action, first, second):
         if dag_action[dag_child_start[first] + k] != dag_action[dag_child_start[second] + k]:
             return False
     return True
+
+
+@njit(cache=True)
+def cfr_iterations(child_start, node_player, node_infoset, edge_prob, utility, player0_infosets,
+                   player1_infosets, infoset_action_start, current_policy, cumulative_regret, cumulative_policy,
+                   instant_regret, reach_own, reach_others, value, infoset_own_reach,
+                   positive_discount, negative_discount, floor_regret, policy_discount,
+                   policy_weight, predictive):
+    """Run len(positive_discount) alternating-update iterations, one schedule step each.
+
+    The step arrays (float64 / bool [iterations]) hold `solver.schedules.Step` fields.
+    """
+    for t in range(positive_discount.shape[0]):
+        for player in range(2):
+            reach_pass(child_start, node_player, node_infoset, edge_prob, infoset_action_start,
+                       current_policy, player, reach_own, reach_others, infoset_own_reach)
+            regret_value_pass(child_start, node_player, node_infoset, edge_prob, utility,
+                              infoset_action_start, current_policy, player, reach_others, value,
+                              instant_regret)
+            update_player(player0_infosets if player == 0 else player1_infosets,
+                          infoset_action_start, instant_regret,
+                          cumulative_regret, cumulative_policy, current_policy,
+                          infoset_own_reach, positive_discount[t], negative_discount[t],
+                          floor_regret[t], policy_discount[t], policy_weight[t], predictive[t])

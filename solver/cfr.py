@@ -27,10 +27,13 @@ from tqdm import tqdm
 from solver import _kernels
 from solver.best_response import Workspace, nash_conv_of_array, policy_value
 from solver.policy import AveragePolicy, uniform_policy_array
-from solver.schedules import Schedule, make_schedule
+from solver.schedules import Schedule, Step, make_schedule
 from solver.tree import GameTree, compile_game, load_game
 
 logger = logging.getLogger(__name__)
+
+# dtypes of the fields of `Step`, in order, as the kernel takes them
+_STEP_DTYPES = (np.float64, np.float64, np.bool_, np.float64, np.float64, np.bool_)
 
 
 @dataclasses.dataclass
@@ -85,6 +88,7 @@ class CFREngine:
         self.reach_others = np.empty(tree.num_nodes)
         self.value = np.empty(tree.num_nodes)
         self.infoset_own_reach = np.zeros(tree.num_infosets)
+        self.player_infosets = [np.flatnonzero(tree.infoset_player == p) for p in (0, 1)]
         self.instant_regret = np.zeros(size)
         if state is None:
             self.iteration = 0
@@ -98,25 +102,19 @@ class CFREngine:
             self.cumulative_policy = state.cumulative_policy.copy()
             self.current_policy = state.current_policy.copy()
 
-    def iterate(self) -> None:
-        """One iteration: update player 0, then player 1 (alternating updates)."""
-        self.iteration += 1
-        step = self.schedule.step(self.iteration)
+    def iterate(self, count: int = 1) -> None:
+        """Run `count` iterations, each updating player 0, then player 1 (alternating updates)."""
+        steps = [self.schedule.step(t) for t in range(self.iteration + 1, self.iteration + count + 1)]
         tree = self.tree
-        for player in (0, 1):
-            _kernels.reach_pass(tree.child_start, tree.node_player, tree.node_infoset,
-                                tree.edge_prob, tree.infoset_action_start, self.current_policy,
-                                player, self.reach_own, self.reach_others, self.infoset_own_reach)
-            _kernels.regret_value_pass(tree.child_start, tree.node_player, tree.node_infoset,
-                                       tree.edge_prob, tree.utility, tree.infoset_action_start,
-                                       self.current_policy, player, self.reach_others,
-                                       self.value, self.instant_regret)
-            _kernels.update_player(tree.infoset_player, tree.infoset_action_start, player,
-                                   self.instant_regret, self.cumulative_regret,
-                                   self.cumulative_policy, self.current_policy,
-                                   self.infoset_own_reach, step.positive_discount,
-                                   step.negative_discount, step.floor_regret,
-                                   step.policy_discount, step.policy_weight, step.predictive)
+        _kernels.cfr_iterations(
+            tree.child_start, tree.node_player, tree.node_infoset, tree.edge_prob, tree.utility,
+            self.player_infosets[0], self.player_infosets[1], tree.infoset_action_start,
+            self.current_policy,
+            self.cumulative_regret, self.cumulative_policy, self.instant_regret, self.reach_own,
+            self.reach_others, self.value, self.infoset_own_reach,
+            *(np.array([getattr(step, field.name) for step in steps], dtype=dtype)
+              for field, dtype in zip(dataclasses.fields(Step), _STEP_DTYPES)))
+        self.iteration += count
 
     def average_policy_array(self) -> np.ndarray:
         """The normalised average policy, float64 [num_infoset_actions] (uniform if unreached)."""
@@ -200,8 +198,11 @@ def solve(game: pyspiel.Game | str, algorithm: str = "dcfr", iterations: int | N
                 or (target_exploitability is not None and exploitability <= target_exploitability))
         if done:
             break
-        engine.iterate()
-        bar.update(1)
+        count = _iterations_until_next_stop(engine.iteration, iterations, eval_every,
+                                            checkpoint_every if checkpoint else None,
+                                            time_limit is not None)
+        engine.iterate(count)
+        bar.update(count)
         if engine.iteration % eval_every == 0:
             exploitability = _evaluate(engine, workspace, start, curve, on_progress)
             bar.set_postfix(exploitability=f"{exploitability:.3g}")
@@ -228,6 +229,20 @@ def solve(game: pyspiel.Game | str, algorithm: str = "dcfr", iterations: int | N
         tree_sizes=tree.sizes(),
         state=state,
     )
+
+
+def _iterations_until_next_stop(done: int, iterations: int | None, eval_every: int,
+                                checkpoint_every: int | None, timed: bool) -> int:
+    """How many iterations to run in one kernel call: up to the next evaluation, checkpoint or
+    budget end; one at a time under a time limit."""
+    if timed:
+        return 1
+    boundaries = [eval_every - done % eval_every]
+    if checkpoint_every is not None:
+        boundaries.append(checkpoint_every - done % checkpoint_every)
+    if iterations is not None:
+        boundaries.append(iterations - done)
+    return max(1, min(boundaries))
 
 
 def _evaluate(engine: CFREngine, workspace: Workspace, start: float, curve: list,
