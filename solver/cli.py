@@ -14,12 +14,22 @@ import pyspiel
 
 # Modules that provide subcommands, in the order `--help` lists them.
 COMMAND_MODULES = (
+    "solver.commands",
     "solver.match",
     "solver.bench",
-    "solver.sizes",
+    # "solver.sizes",
 )
 
 EXIT_BAD_INPUT = 2
+
+QUICK_START = """\
+a first session (a small Le Truc: 4 ranks, 2-card hands, no redeal):
+  tricksolver solve python_le_truc -p num_ranks=4 -p hand_size=2 -p isomorphic=true \\
+      -p max_redeals=0 --target 1e-4 --out results/le_truc/first
+  tricksolver chart results/le_truc/first            # charts and tables in .../first/charts
+  tricksolver show results/le_truc/first --infostate 'p0 | hand 7 A'
+  tricksolver exploit results/le_truc/first
+'tricksolver COMMAND --help' explains each command."""
 
 
 class CliError(Exception):
@@ -32,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tricksolver",
         description="Game-theory solver for bluffing trick-taking card games "
         "(Le Truc, Truco Paulista, Trucomano, Two-Ten-Jack).",
+        epilog=QUICK_START, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module_name in COMMAND_MODULES:

@@ -1,0 +1,469 @@
+"""Le Truc strategy analysis: decision contexts, action frequencies, EV and bluffs per hand.
+
+A *decision context* groups many information states that ask the same question, e.g. "the
+non-dealer's first card turn at stake 1" or "answering a raise to 2" over every history that
+leads there. For each context and each hand class (ranks, suits dropped, strongest first) we
+report, under the solved average policy:
+
+* frequency of each action, weighted by the probability of reaching each information state
+  (chance x both players' policies): sum_I reach(I) pi(a|I) / sum_I reach(I);
+* EV: the acting player's expected points from the context on, given that hand;
+* reached: the probability of reaching the context at all, given the hand was dealt;
+* for `Raise` and `Rest`, the hand's *equity against the calling range*: the probability that
+  the bettor wins the hand (a void hand counts one half) after the bet is called (`Accept` a
+  raise, `Rest` a rest), play continuing under the solved strategy, averaged over the
+  histories of the context weighted by reach x the opponent's probability of calling there.
+  A bet with equity >= 50% is a *value* bet, below 50% a *bluff*.
+
+Hands are ordered by strength measured as the hand's equilibrium EV at the deal for the seat
+that acts in the context (the expected points of being dealt that hand), strongest first.
+
+Contexts are found by parsing the information state strings of `games.le_truc` (player, own
+hands, public actions) and replaying the public actions on `games.le_truc.PublicState`.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pyspiel
+
+from games import le_truc
+from solver import _kernels
+from solver.policy import AveragePolicy, policy_array
+from solver.tree import CHANCE, GameTree, compile_game
+
+CARD_POSITIONS = {1: ("Play",), 2: ("Play high", "Play low"),
+                  3: ("Play high", "Play middle", "Play low")}
+BET_ACCEPTS = {"Raise": le_truc.ACCEPT, "Rest": le_truc.REST}
+
+
+@dataclasses.dataclass
+class ContextTable:
+    """One decision context: hands (rows, strongest first) x actions (columns).
+
+    frequency float64 [hands, actions] (NaN where the action is not available to that hand);
+    ev, reached, deal_ev float64 [hands]; probability: chance of reaching the context at all
+    (any hand), under the solved strategy; equity: {"Raise"/"Rest": float64 [hands]} (NaN when
+    nobody ever calls or the bet is not available).
+    """
+
+    key: str
+    title: str
+    player: int
+    actions: list[str]
+    hands: list[str]
+    frequency: np.ndarray
+    ev: np.ndarray
+    reached: np.ndarray
+    deal_ev: np.ndarray
+    equity: dict[str, np.ndarray]
+    probability: float
+
+
+@dataclasses.dataclass
+class Analysis:
+    """Every decision context of one solved Le Truc game, in display order."""
+
+    game_string: str
+    contexts: list[ContextTable]
+
+    def context(self, key: str) -> ContextTable:
+        """The context with this key (KeyError if the game has none)."""
+        for table in self.contexts:
+            if table.key == key:
+                return table
+        raise KeyError(f"no decision context {key!r}; have {[t.key for t in self.contexts]}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    """A parsed Le Truc information state: who, with which hand, in which context."""
+
+    player: int
+    hand: tuple[str, ...]  # the current dealt hand, ranks strongest first
+    remaining: tuple[str, ...]  # its unplayed ranks, strongest first
+    context: str | None  # context key, None outside the charted contexts
+    title: str | None
+    history: tuple[str, ...]  # public actions "0:Raise", ...
+
+
+def is_le_truc(game: pyspiel.Game) -> bool:
+    """Whether `game` is (a variant of) Le Truc."""
+    return game.get_type().short_name == "python_le_truc"
+
+
+def require_le_truc(game: pyspiel.Game) -> None:
+    """ValueError unless `game` is Le Truc."""
+    if not is_le_truc(game):
+        raise ValueError(f"strategy charts and tables are defined for python_le_truc; this "
+                         f"result is for {game}")
+
+
+def _rank_text(card: str, isomorphic: bool) -> str:
+    """`7` for `7s` (concrete) or `7` (isomorphic)."""
+    return card if isomorphic else card[:-1]
+
+
+class Parser:
+    """Parses information state strings of one Le Truc game (public replays memoized)."""
+
+    def __init__(self, game: pyspiel.Game):
+        self.rules = game.rules
+        self.memo: dict[tuple[str, ...], tuple] = {}
+
+    def parse(self, name: str) -> Decision:
+        """The Decision of an information state string."""
+        parts = name.split(" | ")
+        player = int(parts[0][1:])
+        hands = [p[len("hand "):] for p in parts[1:] if p.startswith("hand ")]
+        history = tuple(a for p in parts[1:] if not p.startswith("hand ") for a in p.split(", "))
+        iso = self.rules.isomorphic
+        hand = tuple(_rank_text(c, iso) for c in hands[-1].split()) if hands else ()
+        remaining = list(hand)
+        for entry in history[self._last_deal_index(history):]:
+            actor, action = entry.split(":", 1)
+            if int(actor) == player and action.startswith("Play "):
+                remaining.remove(_rank_text(action[len("Play "):], iso))
+        key, title = self.context(history, player)
+        return Decision(player, hand, tuple(remaining), key, title, history)
+
+    @staticmethod
+    def _last_deal_index(history: tuple[str, ...]) -> int:
+        """Index just after the last agreed redeal (new hands start there)."""
+        agreed = [i for i, entry in enumerate(history) if entry.endswith(":Agree")]
+        return agreed[-1] + 1 if agreed else 0
+
+    def context(self, history: tuple[str, ...], player: int) -> tuple[str | None, str | None]:
+        """(key, title) of the decision after public `history`, or (None, None)."""
+        if history not in self.memo:
+            self.memo[history] = self._classify(self._replay(history), player)
+        return self.memo[history]
+
+    def _replay(self, history: tuple[str, ...]) -> le_truc.PublicState:
+        """The public machine after `history`."""
+        public = le_truc.PublicState(self.rules)
+        public.hands_dealt()
+        for entry in history:
+            action = entry.split(":", 1)[1]
+            if action.startswith("Play "):
+                rank = self.rules.deck.ranks.index(
+                    _rank_text(action[len("Play "):], self.rules.isomorphic))
+                public.play(rank)
+                continue
+            public.apply(le_truc.BETTING_ACTION_NAMES.index(action))
+            if public.phase == le_truc.Phase.DEAL:
+                public.hands_dealt()
+        return public
+
+    def _classify(self, public: le_truc.PublicState, player: int):
+        """Context key and title of the decision in `public` (player to act: `player`)."""
+        rules, phase = self.rules, public.phase
+        if phase == le_truc.Phase.REDEAL_ASK:
+            return "redeal_ask", "Non-dealer: keep or ask for a redeal"
+        if phase == le_truc.Phase.REDEAL_ANSWER:
+            return "redeal_answer", "Dealer: agree to a redeal?"
+        if public.pending == le_truc.RAISE:
+            value = rules.ladder.next_value(public.stake)
+            return f"answer_raise_{value}", f"Answering a raise to {value}"
+        if public.pending == le_truc.REST:
+            return "answer_rest", "Answering my rest"
+        first_trick = not public.trick_winners and not public.bet_this_turn
+        if first_trick and not public.trick and player == rules.non_dealer and public.stake == 1:
+            return "open", "Non-dealer's first card turn (stake 1)"
+        if first_trick and len(public.trick) == 1 and player == rules.dealer:
+            if public.rest_agreed:
+                return "follow_rest", "Dealer's turn after seeing the lead card (rest agreed)"
+            return (f"follow_{public.stake}",
+                    f"Dealer's turn after seeing the lead card (stake {public.stake})")
+        return None, None
+
+
+def context_order(key: str) -> tuple:
+    """Display order: redeal, open, follow by stake, answers by stake, rest answer."""
+    kind, _, stake = key.rpartition("_") if key[-1].isdigit() else (key, "", "0")
+    order = ("redeal_ask", "redeal_answer", "open", "follow", "follow_rest", "answer_raise",
+             "answer_rest")
+    return order.index(kind), int(stake)
+
+
+def card_label(remaining: tuple[str, ...], rank: str) -> str:
+    """`Play high` / `Play middle` / `Play low`: the card's place in the hand (pairs: higher)."""
+    return CARD_POSITIONS[len(remaining)][remaining.index(rank)]
+
+
+def action_label(game: pyspiel.Game, decision: Decision, action: int) -> str:
+    """Column label of an action at a decision (card actions by their place in the hand)."""
+    if action < le_truc.CARD_ACTION_BASE:
+        return le_truc.BETTING_ACTION_NAMES[action]
+    item = action - le_truc.CARD_ACTION_BASE
+    rank = game.rules.deck.rank_name(game.rules.rank_of(item))
+    return card_label(decision.remaining, rank)
+
+
+@dataclasses.dataclass
+class NodeStats:
+    """Per-node quantities under one policy: reach (chance x both players), player 0's EV and
+    player 0's win probability (void = 1/2); float64 [num_nodes] each."""
+
+    reach: np.ndarray
+    value: np.ndarray
+    win: np.ndarray
+
+
+def node_stats(tree: GameTree, policy: np.ndarray) -> NodeStats:
+    """Reach, value and win probability of every node when both players follow `policy`."""
+    reach_own = np.empty(tree.num_nodes)
+    reach_others = np.empty(tree.num_nodes)
+    own_infoset = np.zeros(tree.num_infosets)
+    _kernels.reach_pass(tree.child_start, tree.node_player, tree.node_infoset, tree.edge_prob,
+                        tree.infoset_action_start, policy, 0, reach_own, reach_others, own_infoset)
+    value = np.empty(tree.num_nodes)
+    _kernels.policy_value_pass(tree.child_start, tree.node_player, tree.node_infoset,
+                               tree.edge_prob, tree.utility, tree.infoset_action_start, policy,
+                               value)
+    win = np.empty(tree.num_nodes)
+    win_utility = 0.5 * (1.0 + np.sign(tree.utility))
+    _kernels.policy_value_pass(tree.child_start, tree.node_player, tree.node_infoset,
+                               tree.edge_prob, win_utility, tree.infoset_action_start, policy,
+                               win)
+    return NodeStats(reach_own * reach_others, value, win)
+
+
+def deal_values(game: pyspiel.Game, tree: GameTree, stats: NodeStats):
+    """Per player: {hand: (probability of being dealt it, EV at the deal)} (first hands)."""
+    rules = game.rules
+    totals = [{}, {}]
+    stack = [0]
+    while stack:
+        node = stack.pop()
+        if tree.node_player[node] == CHANCE:
+            stack.extend(range(tree.child_start[node], tree.child_start[node + 1]))
+            continue
+        hands = _dealt_hands(rules, tree.history(node))
+        for player in (0, 1):
+            sign = 1.0 if player == 0 else -1.0
+            prob, value = totals[player].get(hands[player], (0.0, 0.0))
+            totals[player][hands[player]] = (prob + stats.reach[node],
+                                             value + stats.reach[node] * sign * stats.value[node])
+    return [{hand: (p, v / p if p > 0 else np.nan) for hand, (p, v) in per.items()}
+            for per in totals]
+
+
+def _dealt_hands(rules, deal: list[int]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Both players' hands (ranks strongest first) from the opening chance actions."""
+    if rules.isomorphic:
+        ranks = [rules.hand_classes[deal[0]], rules.hand_classes[deal[1]]]
+    else:
+        size = rules.hand_size
+        ranks = [[rules.rank_of(c) for c in deal[:size]], [rules.rank_of(c) for c in deal[size:]]]
+    return tuple(tuple(rules.deck.rank_name(r) for r in sorted(h, reverse=True)) for h in ranks)
+
+
+def analyze(game: pyspiel.Game, policy: AveragePolicy, tree: GameTree | None = None) -> Analysis:
+    """Every charted decision context of a solved Le Truc game."""
+    require_le_truc(game)
+    tree = tree if tree is not None else compile_game(game)
+    probabilities = policy_array(tree, policy, game)
+    stats = node_stats(tree, probabilities)
+    decision_nodes = np.flatnonzero(tree.node_player >= 0)
+    infoset_of = tree.node_infoset[decision_nodes]
+    infoset_reach = np.bincount(infoset_of, stats.reach[decision_nodes], tree.num_infosets)
+    infoset_value = np.bincount(infoset_of, stats.reach[decision_nodes]
+                                * stats.value[decision_nodes], tree.num_infosets)
+    parser, names = Parser(game), _info_state_names(tree, policy, game)
+    groups: dict[str, dict[tuple, list[int]]] = {}
+    decisions: dict[int, Decision] = {}
+    for infoset in np.flatnonzero(infoset_reach > 0):
+        decision = parser.parse(names[infoset])
+        if decision.context is not None:
+            decisions[int(infoset)] = decision
+            groups.setdefault(decision.context, {}).setdefault(decision.hand, []).append(
+                int(infoset))
+    equity = _bet_equities(game, tree, stats, probabilities, decisions)
+    deal = deal_values(game, tree, stats)
+    contexts = [
+        _context_table(game, tree, probabilities, decisions, hands, infoset_reach,
+                       infoset_value, equity, deal)
+        for _, hands in sorted(groups.items(), key=lambda item: context_order(item[0]))]
+    return Analysis(str(game), contexts)
+
+
+def _info_state_names(tree: GameTree, policy: AveragePolicy, game: pyspiel.Game) -> list[str]:
+    """The tree's information state strings, taken from the policy when laid out alike."""
+    same_layout = (policy.names is not None and len(policy.names) == tree.num_infosets
+                   and np.array_equal(policy.action_start, tree.infoset_action_start)
+                   and np.array_equal(policy.actions, tree.infoset_actions))
+    return policy.names if same_layout else tree.info_state_strings(game)
+
+
+def _context_table(game, tree, probabilities, decisions, hands, infoset_reach, infoset_value,
+                   equity, deal) -> ContextTable:
+    """Aggregate one context's information states per hand."""
+    first = decisions[next(iter(hands.values()))[0]]
+    player = first.player
+    sign = 1.0 if player == 0 else -1.0
+    order = sorted(hands, key=lambda h: (-deal[player][h][1], _strength(game, h)))
+    columns: list[str] = []
+    rows = []
+    for hand in order:
+        weight, value, action_mass, bet_equity = 0.0, 0.0, {}, {}
+        for infoset in hands[hand]:
+            reach = infoset_reach[infoset]
+            weight += reach
+            value += sign * infoset_value[infoset]
+            start, end = tree.infoset_action_start[infoset], tree.infoset_action_start[infoset + 1]
+            for action, prob in zip(tree.infoset_actions[start:end], probabilities[start:end]):
+                label = action_label(game, decisions[infoset], int(action))
+                action_mass[label] = action_mass.get(label, 0.0) + reach * prob
+                if label not in columns:
+                    columns.append(label)
+            for bet, (numerator, denominator) in equity.get(infoset, {}).items():
+                acc = bet_equity.setdefault(bet, [0.0, 0.0])
+                acc[0] += numerator
+                acc[1] += denominator
+        rows.append((hand, weight, value, action_mass, bet_equity))
+    columns.sort(key=_column_order)
+    frequency = np.array([[mass.get(c, np.nan) / w for c in columns]
+                          for _, w, _, mass, _ in rows])
+    equities = {bet: np.array([eq[bet][0] / eq[bet][1] if bet in eq and eq[bet][1] > 0
+                               else np.nan for *_, eq in rows])
+                for bet in BET_ACCEPTS
+                if bet in columns and not first.context.startswith(("answer", "redeal"))}
+    return ContextTable(
+        key=first.context, title=first.title, player=player, actions=columns,
+        hands=[" ".join(h) for h in order], frequency=frequency,
+        ev=np.array([v / w for _, w, v, _, _ in rows]),
+        reached=np.array([w / deal[player][h][0] if h in deal[player] else np.nan
+                          for h, w, *_ in rows]),
+        deal_ev=np.array([deal[player][h][1] for h in order]),
+        equity=equities, probability=float(sum(w for _, w, *_ in rows)))
+
+
+def _strength(game: pyspiel.Game, hand: tuple[str, ...]) -> tuple[int, ...]:
+    """Sort key putting lexicographically stronger hands (ranks strongest first) first."""
+    return tuple(-game.rules.deck.ranks.index(rank) for rank in hand)
+
+
+def _column_order(label: str) -> int:
+    """Betting actions in the game's order, then cards strongest first."""
+    if label in le_truc.BETTING_ACTION_NAMES:
+        return le_truc.BETTING_ACTION_NAMES.index(label)
+    return len(le_truc.BETTING_ACTION_NAMES) + ("Play", "Play high", "Play middle",
+                                                "Play low").index(label)
+
+
+def _bet_equities(game, tree, stats, probabilities, decisions) -> dict[int, dict[str, tuple]]:
+    """{infoset: {bet: (sum of weight x win, sum of weight)}} over the infoset's nodes.
+
+    weight = reach of the node x the opponent's probability of calling the bet there.
+    """
+    result: dict[int, dict[str, tuple]] = {}
+    bet_actions = {le_truc.RAISE: "Raise", le_truc.REST: "Rest"}
+    nodes_by_infoset = np.argsort(tree.node_infoset, kind="stable")
+    bounds = np.searchsorted(tree.node_infoset[nodes_by_infoset],
+                             np.arange(tree.num_infosets + 1))
+    for infoset, decision in decisions.items():
+        start, end = tree.infoset_action_start[infoset], tree.infoset_action_start[infoset + 1]
+        actions = list(tree.infoset_actions[start:end])
+        if decision.context.startswith(("answer", "redeal")):
+            continue
+        for action, bet in bet_actions.items():
+            if action in actions:
+                nodes = nodes_by_infoset[bounds[infoset]:bounds[infoset + 1]]
+                result.setdefault(infoset, {})[bet] = _bet_equity(
+                    tree, stats, probabilities, nodes, actions.index(action),
+                    BET_ACCEPTS[bet], decision.player)
+    return result
+
+
+def _bet_equity(tree, stats, probabilities, nodes, position, accept, player):
+    """(sum of weight x bettor's win probability after the call, sum of weight) over `nodes`."""
+    numerator = denominator = 0.0
+    for node in nodes:
+        answer = tree.child_start[node] + position
+        answer_infoset = tree.node_infoset[answer]
+        a_start = tree.infoset_action_start[answer_infoset]
+        a_actions = list(tree.infoset_actions[a_start:tree.infoset_action_start[answer_infoset + 1]])
+        call = a_actions.index(accept)
+        weight = stats.reach[node] * probabilities[a_start + call]
+        called = tree.child_start[answer] + call
+        win = stats.win[called] if player == 0 else 1.0 - stats.win[called]
+        numerator += weight * win
+        denominator += weight
+    return numerator, denominator
+
+
+def fast_info_state_names(game: pyspiel.Game, tree: GameTree) -> list[str] | None:
+    """Information state strings of Le Truc without redeal, composed from the tree's arrays
+    (deal, then public actions) instead of replaying one history per state; None for other
+    games. Same strings as `LeTrucState.information_state_string` (tests check it)."""
+    if not is_le_truc(game) or game.rules.max_redeals > 0:
+        return None
+    rules = game.rules
+    card_name = rules.deck.rank_name if rules.isomorphic else rules.deck.name
+    actions, actors, depths = _paths_to(tree, tree.infoset_node.astype(np.int64))
+    deal_length = 2 if rules.isomorphic else 2 * rules.hand_size
+    player_action = {}
+    names = []
+    for player, path, path_actors, depth in zip(tree.infoset_player.tolist(), actions.tolist(),
+                                                actors.tolist(), depths.tolist()):
+        start = len(path) - depth
+        deal = path[start:start + deal_length]
+        hand = _dealt_hands_items(rules, deal)[player]
+        parts = [f"p{player}", "hand " + " ".join(card_name(i) for i in sorted(hand, reverse=True))]
+        public = []
+        for actor, action in zip(path_actors[start + deal_length:], path[start + deal_length:]):
+            if action not in player_action:
+                player_action[action] = le_truc.action_name(rules, 0, action, card_name)
+            public.append(f"{actor}:{player_action[action]}")
+        if public:
+            parts.append(", ".join(public))
+        names.append(" | ".join(parts))
+    return names
+
+
+def _dealt_hands_items(rules, deal: list[int]) -> list[tuple[int, ...]]:
+    """Both players' dealt items (rank classes or card numbers) from the deal's chance actions."""
+    if rules.isomorphic:
+        return [rules.hand_classes[deal[0]], rules.hand_classes[deal[1]]]
+    return [tuple(deal[:rules.hand_size]), tuple(deal[rules.hand_size:])]
+
+
+def _paths_to(tree: GameTree, nodes: np.ndarray):
+    """Actions and actors from the root to each node, int64 [len(nodes), max depth], left-padded
+    (root-most action first), and each node's depth, int64 [len(nodes)]."""
+    actions, actors = [], []
+    current = nodes.copy()
+    depths = np.zeros(len(nodes), dtype=np.int64)
+    while np.any(current > 0):
+        depths += current > 0
+        inside = current > 0
+        parent = np.where(inside, tree.node_parent[current], 0)
+        actions.append(np.where(inside, tree.node_action[current], -1))
+        actors.append(np.where(inside, tree.node_player[parent], -1))
+        current = parent
+    if not actions:
+        empty = np.empty((len(nodes), 0), dtype=np.int64)
+        return empty, empty, depths
+    return np.stack(actions[::-1], axis=1), np.stack(actors[::-1], axis=1), depths
+
+
+def describe_decision(game: pyspiel.Game, info_state: str, probabilities: dict[int, float]) -> str:
+    """The strategy at one information state, in words."""
+    state = game.new_initial_state()
+    lines = [info_state]
+    player = 0
+    if is_le_truc(game):
+        decision = Parser(game).parse(info_state)
+        seat = "non-dealer" if decision.player == game.rules.non_dealer else "dealer"
+        where = decision.title or "a later decision of the hand"
+        lines.append(f"  Player {decision.player} ({seat}) holding {' '.join(decision.hand)}: "
+                     f"{where}.")
+        if decision.history:
+            lines.append(f"  So far: {', '.join(decision.history)}.")
+        player = decision.player
+    ranked = sorted(probabilities.items(), key=lambda item: -item[1])
+    lines.append("  Strategy: " + ", ".join(
+        f"{state.action_to_string(player, action)} {100 * p:.1f}%" for action, p in ranked))
+    return "\n".join(lines)

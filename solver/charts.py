@@ -1,0 +1,249 @@
+"""Charts (PNG and SVG, matplotlib Agg) and tables of saved results.
+
+* `curves`: exploitability vs iterations and vs seconds, log-log, one line per result.
+* `strategy-<context>`: for Le Truc, hands (strongest first) x actions, cells coloured by action
+  frequency (cividis), with each hand's EV beside the grid.
+* `bluffing`: per hand, how often the non-dealer opens with a value raise or rest, a bluff
+  raise or rest (equity against the calling range below 50%, see `solver.analysis`), a card or
+  a fold; how often the dealer does the same after seeing the lead card; and how often each
+  hand calls or refuses facing the first raise.
+* `tables/`: the same numbers as CSV and Markdown (`solver.tables`).
+Colours follow the Okabe-Ito colour-blind-safe palette; bluffs are also hatched.
+"""
+from __future__ import annotations
+
+import pathlib
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pyspiel  # noqa: E402
+
+from solver import analysis, tables  # noqa: E402
+from solver.results import SavedResult  # noqa: E402
+from solver.tree import load_game  # noqa: E402
+
+OKABE_ITO = {"orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73", "yellow": "#F0E442",
+             "blue": "#0072B2", "vermillion": "#D55E00", "purple": "#CC79A7", "grey": "#999999",
+             "black": "#000000"}
+LINE_COLOURS = [OKABE_ITO[c] for c in ("blue", "vermillion", "green", "orange", "purple", "sky",
+                                       "black")]
+FORMATS = ("png", "svg")
+GAME_NAMES = {"python_le_truc": "Le Truc", "python_truco_paulista": "Truco Paulista",
+              "python_trucomano": "Trucomano", "python_two_ten_jack": "Two-Ten-Jack"}
+
+
+def game_title(game: pyspiel.Game) -> str:
+    """`Le Truc (num_ranks=3, hand_size=2)`: the game's name and its non-default parameters."""
+    game_type = game.get_type()
+    name = GAME_NAMES.get(game_type.short_name, game_type.short_name)
+    defaults = game_type.parameter_specification
+    changed = [f"{k}={v}" for k, v in sorted(game.get_parameters().items())
+               if defaults.get(k) != v]
+    return f"{name} ({', '.join(changed)})" if changed else f"{name} (default parameters)"
+
+
+def _save(figure, out: pathlib.Path, stem: str) -> list[pathlib.Path]:
+    """Write `figure` as PNG and SVG; return the paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for extension in FORMATS:
+        path = out / f"{stem}.{extension}"
+        figure.savefig(path, dpi=150, bbox_inches="tight")
+        paths.append(path)
+    plt.close(figure)
+    return paths
+
+
+def plot_curves(saved: list[SavedResult], out: pathlib.Path) -> list[pathlib.Path]:
+    """Exploitability vs iterations and vs seconds, log-log, one line per result."""
+    figure, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
+    games_shown = {result.game_string for result in saved}
+    for colour, result in zip(LINE_COLOURS * 4, saved):
+        rows = np.array([row for row in result.curve if row[0] > 0 and row[2] > 0])
+        if rows.size == 0:
+            continue
+        label = f"{result.summary['algorithm']} ({rows[-1, 2]:.2g} after {int(rows[-1, 0])} it)"
+        if len(games_shown) > 1:
+            label = f"{game_title(load_game(result.game_string))}: {label}"
+        axes[0].loglog(rows[:, 0], rows[:, 2], color=colour, label=label)
+        axes[1].loglog(rows[:, 1], rows[:, 2], color=colour, label=label)
+    axes[0].set_xlabel("iterations")
+    axes[1].set_xlabel("seconds")
+    axes[0].set_ylabel("exploitability (points per hand)")
+    for axis in axes:
+        axis.grid(True, which="both", alpha=0.3)
+    axes[0].legend(fontsize=8)
+    title = (game_title(load_game(saved[0].game_string)) if len(games_shown) == 1
+             else "several games")
+    figure.suptitle(f"{title}: exploitability of the average strategy (NashConv / 2)")
+    return _save(figure, out, "curves")
+
+
+def plot_strategy_grid(table: analysis.ContextTable, title: str,
+                       out: pathlib.Path) -> list[pathlib.Path]:
+    """Hands x actions heatmap of one context, with the EV of each hand beside it."""
+    rows, columns = len(table.hands), len(table.actions)
+    figure, (grid, ev_axis) = plt.subplots(
+        1, 2, figsize=(2.0 + 1.0 * columns + 2.5, 1.2 + 0.32 * rows),
+        gridspec_kw={"width_ratios": [columns, 2.2]}, sharey=True)
+    masked = np.ma.masked_invalid(table.frequency)
+    cmap = matplotlib.colormaps["cividis"].with_extremes(bad="#FFFFFF")
+    image = grid.imshow(masked, cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
+    for (i, j), value in np.ndenumerate(table.frequency):
+        if not np.isnan(value):
+            grid.text(j, i, f"{100 * value:.0f}", ha="center", va="center", fontsize=7,
+                      color="black" if value > 0.55 else "white")
+    grid.set_xticks(range(columns), table.actions, rotation=30, ha="right")
+    grid.set_yticks(range(rows), [f"{h}  ({100 * r:.0f}%)" if r < 0.995 else h
+                                 for h, r in zip(table.hands, table.reached)], fontsize=8)
+    grid.set_ylabel("hand (strongest first); (reached %)")
+    colours = [OKABE_ITO["blue"] if v >= 0 else OKABE_ITO["vermillion"] for v in table.ev]
+    ev_axis.barh(range(rows), table.ev, color=colours)
+    ev_axis.axvline(0, color="black", linewidth=0.8)
+    ev_axis.set_xlabel("EV (points per hand)")
+    ev_axis.grid(True, axis="x", alpha=0.3)
+    figure.colorbar(image, ax=ev_axis, label="action frequency", fraction=0.08, pad=0.04)
+    figure.suptitle(f"{title}\n{table.title} — player {table.player}; cells: % of the time",
+                    fontsize=10)
+    return _save(figure, out, f"strategy-{table.key}")
+
+
+BLUFF_SEGMENTS = (
+    ("Raise (value)", OKABE_ITO["vermillion"], None),
+    ("Raise (bluff)", OKABE_ITO["orange"], "//"),
+    ("Rest (value)", OKABE_ITO["purple"], None),
+    ("Rest (bluff)", OKABE_ITO["yellow"], "//"),
+    ("Play a card", OKABE_ITO["blue"], None),
+    ("Fold", OKABE_ITO["grey"], None),
+)
+ANSWER_SEGMENTS = (
+    ("Accept", OKABE_ITO["green"], None),
+    ("Raise", OKABE_ITO["vermillion"], None),
+    ("Refuse", OKABE_ITO["grey"], None),
+)
+
+
+def bet_segments(table: analysis.ContextTable) -> np.ndarray:
+    """float64 [hands, len(BLUFF_SEGMENTS)]: the betting context's mass split for the chart."""
+    segments = np.zeros((len(table.hands), len(BLUFF_SEGMENTS)))
+    for column, action in enumerate(table.actions):
+        frequency = np.nan_to_num(table.frequency[:, column])
+        if action in table.equity:
+            value = table.equity[action] >= tables.VALUE_THRESHOLD
+            offset = 0 if action == "Raise" else 2
+            segments[:, offset] += np.where(value, frequency, 0.0)
+            segments[:, offset + 1] += np.where(value, 0.0, frequency)
+        elif action == "Fold":
+            segments[:, 5] += frequency
+        elif action.startswith("Play"):
+            segments[:, 4] += frequency
+    return segments
+
+
+def answer_segments(table: analysis.ContextTable) -> np.ndarray:
+    """float64 [hands, len(ANSWER_SEGMENTS)]: accept / counter-raise / refuse."""
+    return np.stack([np.nan_to_num(table.frequency[:, table.actions.index(name)])
+                     if name in table.actions else np.zeros(len(table.hands))
+                     for name, _, _ in ANSWER_SEGMENTS], axis=1)
+
+
+def _stacked(axis, table, segments, legend_items, heading: str) -> None:
+    """Horizontal stacked bars, one per hand, strongest on top."""
+    positions = np.arange(len(table.hands))
+    left = np.zeros(len(table.hands))
+    for index, (label, colour, hatch) in enumerate(legend_items):
+        axis.barh(positions, segments[:, index], left=left, color=colour, hatch=hatch,
+                  edgecolor="white", linewidth=0.5, label=label)
+        left += segments[:, index]
+    axis.set_yticks(positions, table.hands, fontsize=8)
+    axis.invert_yaxis()
+    axis.set_xlim(0, 1)
+    axis.set_xticks(np.linspace(0, 1, 6), [f"{p}%" for p in range(0, 101, 20)])
+    axis.set_title(f"{heading}\n(reached {100 * table.probability:.1f}% of hands)", fontsize=9)
+
+
+def bluff_panels(result: analysis.Analysis) -> list[tuple[analysis.ContextTable, str]]:
+    """The contexts the bluffing chart shows: opening bet, bet after the lead, first answer."""
+    keys = {table.key: table for table in result.contexts}
+    panels = [(keys[k], "bet") for k in ("open", "follow_1") if k in keys]
+    answers = sorted((k for k in keys if k.startswith("answer_raise_")),
+                     key=lambda k: int(k.rsplit("_", 1)[1]))
+    panels += [(keys[k], "answer") for k in answers[:1]]
+    return panels
+
+
+def plot_bluffing(result: analysis.Analysis, title: str, out: pathlib.Path) -> list[pathlib.Path]:
+    """The bluffing chart (see the module docstring)."""
+    panels = bluff_panels(result)
+    height = 1.6 + 0.3 * max(len(t.hands) for t, _ in panels)
+    figure, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), height))
+    axes = np.atleast_1d(axes)
+    for axis, (table, kind) in zip(axes, panels):
+        if kind == "bet":
+            _stacked(axis, table, bet_segments(table), BLUFF_SEGMENTS,
+                     f"{table.title}: player {table.player}")
+        else:
+            _stacked(axis, table, answer_segments(table), ANSWER_SEGMENTS,
+                     f"{table.title}: player {table.player}")
+        axis.legend(fontsize=7, loc="lower right", framealpha=0.9)
+    figure.suptitle(f"{title}\nBluffing: a bet is a bluff when the hand wins less than 50% of "
+                    f"the time once the bet is called (equity against the calling range)",
+                    fontsize=10)
+    figure.tight_layout()
+    return _save(figure, out, "bluffing")
+
+
+def write_tables(result: analysis.Analysis, title: str, out: pathlib.Path) -> list[pathlib.Path]:
+    """CSV and Markdown per context, plus the bluffing table."""
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for table in result.contexts:
+        header, rows = tables.context_rows(table)
+        paths += _write_pair(out, f"strategy-{table.key}", header, rows,
+                             tables.context_caption(table, title))
+    header, rows = tables.bluff_rows(result)
+    caption = (f"**Bluffing** — {title}. Every bet made at least 0.05% of the time; a bet is a "
+               f"bluff when its equity once called is below 50%.")
+    paths += _write_pair(out, "bluffing", header, rows, caption)
+    return paths
+
+
+def _write_pair(out: pathlib.Path, stem: str, header, rows, caption) -> list[pathlib.Path]:
+    """`stem.csv` and `stem.md`."""
+    csv_path, md_path = out / f"{stem}.csv", out / f"{stem}.md"
+    csv_path.write_text(tables.to_csv(header, rows))
+    md_path.write_text(tables.to_markdown(header, rows, caption))
+    return [csv_path, md_path]
+
+
+def chart_title(saved: SavedResult, game: pyspiel.Game) -> str:
+    """Game, parameters and the exploitability of the strategy shown."""
+    return (f"{game_title(game)} — {saved.summary['algorithm']}, "
+            f"exploitability {saved.summary['exploitability']:.2g} points per hand")
+
+
+def write_charts(saved: list[SavedResult], out: pathlib.Path, kind: str) -> list[pathlib.Path]:
+    """Everything `tricksolver chart --kind kind` draws; returns the files written."""
+    out = pathlib.Path(out)
+    paths = []
+    if kind in ("curve", "all"):
+        paths += plot_curves(saved, out)
+    if kind == "curve":
+        return paths
+    game = load_game(saved[0].game_string)
+    if kind == "all" and not analysis.is_le_truc(game):
+        return paths
+    result = analysis.analyze(game, saved[0].policy)
+    title = chart_title(saved[0], game)
+    if kind in ("strategy", "all"):
+        for table in result.contexts:
+            if table.probability > 0:
+                paths += plot_strategy_grid(table, title, out)
+    if kind in ("bluff", "all"):
+        paths += plot_bluffing(result, title, out)
+    if kind in ("tables", "all"):
+        paths += write_tables(result, title, out / "tables")
+    return paths

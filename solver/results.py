@@ -1,0 +1,280 @@
+"""Saved solver results on disk: strategy, curve, summary and checkpoints of one solve.
+
+A result directory holds
+  strategy.npz     the average policy (`AveragePolicy.to_arrays()`: game string, information
+                   state strings, action offsets, actions, probabilities);
+  curve.csv        iteration, seconds, exploitability at each evaluation;
+  summary.json     game string and parameters, algorithm, stopping rule, iterations,
+                   exploitability, game value, seconds, peak memory, seed, versions, git commit;
+  checkpoint.npz   the solver state (`SolverState`) plus the curve so far, for `--resume`.
+Every file is written to a temporary file in the same directory and moved into place with
+`os.replace`, so a killed process leaves either the previous file or the new one, never half
+of one. Loading checks the files and raises `ResultError` (a ValueError) naming the bad file.
+"""
+from __future__ import annotations
+
+import csv
+import dataclasses
+import hashlib
+import io
+import json
+import os
+import pathlib
+import platform
+import resource
+import subprocess
+import sys
+import zipfile
+from importlib import metadata
+
+import numpy as np
+
+from solver.cfr import SolverState
+from solver.policy import AveragePolicy
+
+STRATEGY_FILE = "strategy.npz"
+CURVE_FILE = "curve.csv"
+SUMMARY_FILE = "summary.json"
+CHECKPOINT_FILE = "checkpoint.npz"
+CURVE_HEADER = ("iteration", "seconds", "exploitability")
+VERSIONED_PACKAGES = ("tricksolver", "numpy", "numba", "open_spiel", "matplotlib")
+RESULTS_ROOT = pathlib.Path("results")
+
+
+class ResultError(ValueError):
+    """A result or checkpoint file is missing, corrupt or belongs to another run."""
+
+
+@dataclasses.dataclass(frozen=True)
+class SavedResult:
+    """A result directory loaded back: summary dict, average policy and curve rows."""
+
+    path: pathlib.Path
+    summary: dict
+    policy: AveragePolicy
+    curve: list[tuple[int, float, float]]
+
+    @property
+    def game_string(self) -> str:
+        """The full OpenSpiel game string the strategy was solved for."""
+        return self.summary["game"]
+
+
+def game_short_name(game_string: str) -> str:
+    """`python_le_truc` for `python_le_truc(isomorphic=True,...)`."""
+    return game_string.split("(", 1)[0]
+
+
+def params_hash(game_string: str) -> str:
+    """A short stable digest of the full game string (all parameters)."""
+    return hashlib.sha256(game_string.encode()).hexdigest()[:10]
+
+
+def default_result_dir(game_string: str, root: pathlib.Path = RESULTS_ROOT) -> pathlib.Path:
+    """`results/<game>/<params-hash>/`, e.g. `results/le_truc/917a762271/`."""
+    return root / game_short_name(game_string).removeprefix("python_") / params_hash(game_string)
+
+
+def atomic_write_bytes(path: pathlib.Path, data: bytes) -> None:
+    """Write `data` to `path` through a temporary file and `os.replace` (fsynced)."""
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    with open(temporary, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
+    """`np.savez` of `arrays` into memory."""
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def _load_npz(path: pathlib.Path) -> dict[str, np.ndarray]:
+    """All arrays of an npz file, or ResultError if it is missing or unreadable."""
+    if not path.exists():
+        raise ResultError(f"{path}: no such file")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {name: data[name] for name in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        raise ResultError(f"{path}: not a readable npz file ({error})") from error
+
+
+def curve_csv(curve) -> str:
+    """The curve rows as CSV text with a header."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CURVE_HEADER)
+    for iteration, seconds, exploitability in curve:
+        writer.writerow((int(iteration), f"{seconds:.6f}", repr(float(exploitability))))
+    return buffer.getvalue()
+
+
+def read_curve(path: pathlib.Path) -> list[tuple[int, float, float]]:
+    """Rows of a curve.csv, or ResultError."""
+    if not path.exists():
+        raise ResultError(f"{path}: no such file")
+    try:
+        rows = list(csv.reader(path.read_text().splitlines()))
+        if tuple(rows[0]) != CURVE_HEADER:
+            raise ValueError(f"header {rows[0]} is not {list(CURVE_HEADER)}")
+        return [(int(i), float(s), float(e)) for i, s, e in rows[1:]]
+    except (ValueError, IndexError) as error:
+        raise ResultError(f"{path}: not a curve file ({error})") from error
+
+
+def package_versions() -> dict[str, str]:
+    """Installed versions of the packages that decide a result, plus Python's."""
+    versions = {"python": platform.python_version()}
+    for name in VERSIONED_PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def git_commit() -> str | None:
+    """The commit of the source tree this package runs from (with `+dirty`), if it is a clone."""
+    here = pathlib.Path(__file__).resolve().parent
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True,
+                                text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=here, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return commit + ("+dirty" if dirty.strip() else "")
+
+
+def peak_memory_mb() -> float:
+    """Peak resident memory of this process so far, in MiB."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+def build_summary(result, game_string: str, run: dict) -> dict:
+    """The summary.json content of a finished `SolveResult`; `run` holds the CLI's settings."""
+    return {
+        "game": game_string,
+        "game_short_name": game_short_name(game_string),
+        "params_hash": params_hash(game_string),
+        "algorithm": result.algorithm,
+        **run,
+        "iterations": result.iterations,
+        "exploitability": result.exploitability,
+        "game_value": result.game_value,
+        "seconds": result.seconds,
+        "compile_seconds": result.compile_seconds,
+        "peak_memory_mb": round(peak_memory_mb(), 1),
+        "tree_sizes": result.tree_sizes,
+        "versions": package_versions(),
+        "git_commit": git_commit(),
+    }
+
+
+def save_result(directory: pathlib.Path, policy: AveragePolicy, curve, summary: dict) -> None:
+    """Write strategy.npz, curve.csv and summary.json (summary last: it marks completeness)."""
+    directory = pathlib.Path(directory)
+    atomic_write_bytes(directory / STRATEGY_FILE, _npz_bytes(policy.to_arrays()))
+    atomic_write_bytes(directory / CURVE_FILE, curve_csv(curve).encode())
+    text = json.dumps(summary, indent=2, sort_keys=False) + "\n"
+    atomic_write_bytes(directory / SUMMARY_FILE, text.encode())
+
+
+def read_summary(directory: pathlib.Path) -> dict:
+    """summary.json of a result directory, or ResultError."""
+    path = pathlib.Path(directory) / SUMMARY_FILE
+    if not pathlib.Path(directory).is_dir():
+        raise ResultError(f"{directory}: no such result directory")
+    if not path.exists():
+        raise ResultError(f"{path}: no such file (is {directory} a finished solve?)")
+    try:
+        summary = json.loads(path.read_text())
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ResultError(f"{path}: not valid JSON ({error})") from error
+    if not isinstance(summary, dict) or "game" not in summary:
+        raise ResultError(f"{path}: not a tricksolver summary (no 'game' field)")
+    return summary
+
+
+def load_result(directory: pathlib.Path) -> SavedResult:
+    """Load a result directory written by `save_result` (ResultError if anything is wrong)."""
+    directory = pathlib.Path(directory)
+    summary = read_summary(directory)
+    arrays = _load_npz(directory / STRATEGY_FILE)
+    try:
+        policy = AveragePolicy.from_arrays(arrays)
+    except KeyError as error:
+        raise ResultError(f"{directory / STRATEGY_FILE}: missing array {error}") from error
+    if policy.game_string != summary["game"]:
+        raise ResultError(f"{directory / STRATEGY_FILE}: strategy is for {policy.game_string!r}, "
+                          f"summary says {summary['game']!r}")
+    _check_policy_shapes(directory / STRATEGY_FILE, policy)
+    return SavedResult(directory, summary, policy, read_curve(directory / CURVE_FILE))
+
+
+def _check_policy_shapes(path: pathlib.Path, policy: AveragePolicy) -> None:
+    """ResultError unless the policy arrays are consistent with each other."""
+    infosets = len(policy.info_state_strings())
+    start = policy.action_start
+    consistent = (start.shape == (infosets + 1,) and policy.infoset_player.shape == (infosets,)
+                  and start[-1] == policy.actions.shape[0] == policy.probabilities.shape[0])
+    if not consistent:
+        raise ResultError(f"{path}: policy arrays have inconsistent shapes")
+
+
+def save_checkpoint(directory: pathlib.Path, state: SolverState, curve, run: dict) -> None:
+    """Write checkpoint.npz: the solver state, the curve so far and the run's settings."""
+    arrays = {
+        "game_string": np.array(state.game_string),
+        "algorithm": np.array(state.algorithm),
+        "iteration": np.array(state.iteration),
+        "seconds": np.array(state.seconds),
+        "cumulative_regret": state.cumulative_regret,
+        "cumulative_policy": state.cumulative_policy,
+        "current_policy": state.current_policy,
+        "curve": np.asarray(curve, dtype=np.float64).reshape(-1, 3),
+        "run": np.array(json.dumps(run, sort_keys=True)),
+    }
+    atomic_write_bytes(pathlib.Path(directory) / CHECKPOINT_FILE, _npz_bytes(arrays))
+
+
+@dataclasses.dataclass(frozen=True)
+class Checkpoint:
+    """A loaded checkpoint: solver state, curve so far, and the run settings it was made with."""
+
+    state: SolverState
+    curve: list[tuple[int, float, float]]
+    run: dict
+
+
+def load_checkpoint(directory: pathlib.Path, game_string: str, run: dict) -> Checkpoint:
+    """The checkpoint in `directory`, refused (ResultError) if made for another game or run.
+
+    `run` holds the settings that must match (algorithm and its parameters).
+    """
+    path = pathlib.Path(directory) / CHECKPOINT_FILE
+    arrays = _load_npz(path)
+    try:
+        saved_game = str(arrays["game_string"])
+        saved_run = json.loads(str(arrays["run"]))
+        state = SolverState(saved_game, str(arrays["algorithm"]), int(arrays["iteration"]),
+                            float(arrays["seconds"]), arrays["cumulative_regret"],
+                            arrays["cumulative_policy"], arrays["current_policy"])
+        curve = [(int(i), float(s), float(e)) for i, s, e in arrays["curve"]]
+    except (KeyError, ValueError) as error:
+        raise ResultError(f"{path}: not a tricksolver checkpoint ({error})") from error
+    if saved_game != game_string:
+        raise ResultError(f"{path}: checkpoint is for game {saved_game!r}, not {game_string!r}; "
+                          f"use another --out directory or drop --resume")
+    for key, value in run.items():
+        if saved_run.get(key) != value:
+            raise ResultError(f"{path}: checkpoint was made with {key}={saved_run.get(key)!r}, "
+                              f"not {value!r}; use the same settings or drop --resume")
+    return Checkpoint(state, curve, saved_run)

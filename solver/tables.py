@@ -1,0 +1,86 @@
+"""Strategy tables (CSV and Markdown) from a `solver.analysis.Analysis`.
+
+One table per decision context: a row per hand (strongest first, see `solver.analysis`) with
+how often the context is reached, the hand's EV there, the frequency of each action and, where
+the player can bet, the equity of a called bet and whether betting that hand is a value bet
+or a bluff. The bluffing table gathers the betting contexts in one place.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+
+from solver.analysis import Analysis, ContextTable
+
+VALUE_THRESHOLD = 0.5  # a called bet with at least this equity is a value bet
+
+
+def bet_class(equity: float) -> str:
+    """`value`, `bluff`, or `-` when nobody ever calls."""
+    if math.isnan(equity):
+        return "-"
+    return "value" if equity >= VALUE_THRESHOLD else "bluff"
+
+
+def context_rows(table: ContextTable) -> tuple[list[str], list[list[str]]]:
+    """Header and rows (formatted strings) of one context's table."""
+    header = ["hand", "reached %", "EV"] + [f"{a} %" for a in table.actions]
+    bets = list(table.equity)
+    for bet in bets:
+        header += [f"{bet} equity %", f"{bet} is"]
+    rows = []
+    for index, hand in enumerate(table.hands):
+        row = [hand, _percent(table.reached[index]), f"{table.ev[index]:+.3f}"]
+        row += [_percent(f) for f in table.frequency[index]]
+        for bet in bets:
+            equity = table.equity[bet][index]
+            frequency = table.frequency[index][table.actions.index(bet)]
+            row += [_percent(equity), bet_class(equity) if frequency > 0 else "-"]
+        rows.append(row)
+    return header, rows
+
+
+def _percent(value: float) -> str:
+    """`12.3`, or `-` for NaN (action not available)."""
+    return "-" if math.isnan(value) else f"{100 * value:.1f}"
+
+
+def to_csv(header: list[str], rows: list[list[str]]) -> str:
+    """CSV text."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def to_markdown(header: list[str], rows: list[list[str]], caption: str) -> str:
+    """A Markdown table with a caption line above it."""
+    lines = [caption, "", "| " + " | ".join(header) + " |",
+             "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def context_caption(table: ContextTable, title: str) -> str:
+    """Caption of one context's table."""
+    return (f"**{table.title}** — player {table.player}, {title}. Reached with probability "
+            f"{100 * table.probability:.2f}% per hand. Hands sorted by equilibrium EV at the "
+            f"deal (strongest first); EV in points per hand from this decision on; "
+            f"equity = probability of winning the hand once the bet is called.")
+
+
+def bluff_rows(analysis: Analysis) -> tuple[list[str], list[list[str]]]:
+    """The bluffing table: every betting context's bets per hand, value or bluff."""
+    header = ["context", "hand", "bet", "frequency %", "equity when called %", "is"]
+    rows = []
+    for table in analysis.contexts:
+        for bet, equities in table.equity.items():
+            column = table.actions.index(bet)
+            for index, hand in enumerate(table.hands):
+                frequency = table.frequency[index][column]
+                if frequency > 0.0005:
+                    rows.append([table.title, hand, bet, _percent(frequency),
+                                 _percent(equities[index]), bet_class(equities[index])])
+    return header, rows
