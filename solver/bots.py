@@ -7,9 +7,9 @@ The heuristic plays Two-Ten-Jack as a careful human would. Second to a trick it 
 outcome of each legal card and picks the one with the best trick value for itself (+points of
 the trick if it wins, -points if the opponent does) minus a small cost for spending strength
 (rank, trumps, and a larger cost for the As so that it goes only on a valuable trick): it wins
-point cards cheaply and dumps clubs' point cards on tricks the opponent wins. Leading, it spends its weakest card
-without points, side suits before trumps; the As (led as trump) and the point cards come last.
-It does not count cards or look ahead.
+point cards cheaply and dumps clubs' point cards on tricks the opponent wins. Leading, it
+spends its weakest card without points, side suits before trumps; the As (led as trump) and
+the point cards come last. It does not count cards or look ahead.
 
 `bot_policy(game, bot)` turns a bot into an OpenSpiel `TabularPolicy` (one query per information
 state, at a representative state) so that `solver.exploitability` can measure it exactly; for
