@@ -3,10 +3,12 @@
 Counterfactual regret minimization (Zinkevich, Johanson, Bowling & Piccione 2007) with
 alternating updates: one iteration updates player 0, then player 1 against player 0's new
 policy, exactly as OpenSpiel's `_CFRSolverBase(alternating_updates=True)`. Each player update is
-a forward reach pass (nodes in increasing order: parents before children), a backward value pass
-(children before parents) that accumulates the instantaneous counterfactual regrets, and one
-update kernel over the player's information states that every variant shares, fed per-iteration
-scalars by `solver.schedules`:
+a forward reach pass (nodes in increasing order: parents before children) of the others' reach,
+the player's own reach per information state along his previous information states, a backward
+value pass (children before parents; player 0's values, the zero-sum sign applied to regrets)
+that accumulates the instantaneous counterfactual regrets, and one update kernel over the
+player's information states that every variant shares, fed per-iteration scalars by
+`solver.schedules`:
 
     R <- R * (positive_discount if R > 0 else negative_discount) + r ;  R <- max(R, 0) if floor
     S <- S * policy_discount + policy_weight * own_reach * current_policy
@@ -66,6 +68,7 @@ def reach_pass(child_start, node_player, node_infoset, edge_prob, infoset_action
     """Forward pass: `player`'s own reach and the others' (opponent x chance) reach per node.
 
     Also stores each of `player`'s information states' own reach in `infoset_own_reach`.
+    (The CFR iteration uses the leaner `others_reach_pass` + `own_reach_pass`.)
     """
     reach_own[0] = 1.0
     reach_others[0] = 1.0
@@ -95,22 +98,89 @@ def reach_pass(child_start, node_player, node_infoset, edge_prob, infoset_action
 
 
 @njit(cache=True)
-def regret_value_pass(child_start, node_player, node_infoset, edge_prob, utility,
-                      infoset_action_start, policy, player, reach_others, value, instant_regret):
-    """Backward pass: `player`'s expected value per node; adds counterfactual regrets.
+def others_reach_pass(child_start, node_player, node_infoset, edge_prob, infoset_action_start,
+                      policy, player, reach_others):
+    """Forward pass: the others' (opponent x chance) reach of every node, for `player`."""
+    reach_others[0] = 1.0
+    for node in range(node_player.shape[0]):
+        actor = node_player[node]
+        if actor == TERMINAL:
+            continue
+        start = child_start[node]
+        end = child_start[node + 1]
+        others = reach_others[node]
+        if actor == CHANCE:
+            for child in range(start, end):
+                reach_others[child] = others * edge_prob[child]
+        elif actor == player:
+            for child in range(start, end):
+                reach_others[child] = others
+        else:
+            base = infoset_action_start[node_infoset[node]] - start
+            for child in range(start, end):
+                reach_others[child] = others * policy[base + child]
 
-    instant_regret[a] += reach_others(h) * (value(h.a) - value(h)) over `player`'s histories h.
-    Nodes the others reach with probability zero are pruned (value 0): their value only enters
-    sums with a zero factor, so regrets equal those of the full pass.
+
+@njit(cache=True)
+def own_reach_pass(player_infosets, infoset_parent, infoset_parent_action, policy,
+                   infoset_own_reach):
+    """Each of a player's information states' own reach (his action probabilities above it).
+
+    infoset_parent int32 [m]: his previous information state (-1 at his first decision);
+    infoset_parent_action int64 [m]: the action taken there (offset into `policy`). Parents have
+    smaller ids (ids follow breadth-first first appearance), so one ascending loop suffices;
+    the product is taken root-first, as a per-history reach pass would.
+    """
+    for infoset in player_infosets:
+        parent = infoset_parent[infoset]
+        if parent < 0:
+            infoset_own_reach[infoset] = 1.0
+        else:
+            infoset_own_reach[infoset] = (infoset_own_reach[parent]
+                                          * policy[infoset_parent_action[infoset]])
+
+
+@njit(cache=True)
+def infoset_parents(child_start, node_player, node_infoset, node_parent, infoset_player,
+                    infoset_action_start, infoset_node, infoset_parent, infoset_parent_action):
+    """Fill each information state's previous own information state and action (see
+    `own_reach_pass`); -1 where the player has not acted before."""
+    for infoset in range(infoset_player.shape[0]):
+        player = infoset_player[infoset]
+        infoset_parent[infoset] = -1
+        infoset_parent_action[infoset] = -1
+        child = infoset_node[infoset]
+        node = node_parent[child]
+        while node >= 0:
+            if node_player[node] == player:
+                above = node_infoset[node]
+                infoset_parent[infoset] = above
+                infoset_parent_action[infoset] = (infoset_action_start[above] + child
+                                                  - child_start[node])
+                break
+            child = node
+            node = node_parent[node]
+
+
+@njit(cache=True)
+def regret_value_pass(child_start, node_player, node_infoset, edge_prob, infoset_action_start,
+                      policy, player, reach_others, value, instant_regret):
+    """Backward pass: player 0's expected value per node; adds `player`'s counterfactual regrets.
+
+    `value` must hold player 0's utility at terminal nodes (written once, never overwritten).
+    instant_regret[a] += reach_others(h) * (value_p(h.a) - value_p(h)) over `player`'s histories
+    h, with value_p = +/- value (zero-sum). Nodes the others reach with probability zero are
+    pruned (value 0): their value only enters sums with a zero factor, so regrets equal those
+    of the full pass.
     """
     sign = 1.0 if player == 0 else -1.0
     for node in range(node_player.shape[0] - 1, -1, -1):
         actor = node_player[node]
         if actor == TERMINAL:
-            value[node] = sign * utility[node]
             continue
-        if reach_others[node] == 0.0:
-            value[node] = 0.0  # pruned: only ever weighted by a zero reach or probability
+        weight = reach_others[node]
+        if weight == 0.0:
+            value[node] = 0.0
             continue
         start = child_start[node]
         end = child_start[node + 1]
@@ -125,7 +195,7 @@ def regret_value_pass(child_start, node_player, node_infoset, edge_prob, utility
             total += policy[base + child] * value[child]
         value[node] = total
         if actor == player:
-            weight = reach_others[node]
+            weight *= sign
             for child in range(start, end):
                 instant_regret[base + child] += weight * (value[child] - total)
 
@@ -385,24 +455,27 @@ def _same_actions(dag_child_start, dag_action, first, second):
 
 
 @njit(cache=True)
-def cfr_iterations(child_start, node_player, node_infoset, edge_prob, utility, player0_infosets,
-                   player1_infosets, infoset_action_start, current_policy, cumulative_regret, cumulative_policy,
-                   instant_regret, reach_own, reach_others, value, infoset_own_reach,
-                   positive_discount, negative_discount, floor_regret, policy_discount,
-                   policy_weight, predictive):
+def cfr_iterations(child_start, node_player, node_infoset, edge_prob, player0_infosets,
+                   player1_infosets, infoset_parent, infoset_parent_action, infoset_action_start,
+                   current_policy, cumulative_regret, cumulative_policy, instant_regret,
+                   reach_others, value, infoset_own_reach, positive_discount, negative_discount,
+                   floor_regret, policy_discount, policy_weight, predictive):
     """Run len(positive_discount) alternating-update iterations, one schedule step each.
 
-    The step arrays (float64 / bool [iterations]) hold `solver.schedules.Step` fields.
+    The step arrays (float64 / bool [iterations]) hold `solver.schedules.Step` fields; `value`
+    holds player 0's utility at terminals (see `regret_value_pass`).
     """
     for t in range(positive_discount.shape[0]):
         for player in range(2):
-            reach_pass(child_start, node_player, node_infoset, edge_prob, infoset_action_start,
-                       current_policy, player, reach_own, reach_others, infoset_own_reach)
-            regret_value_pass(child_start, node_player, node_infoset, edge_prob, utility,
+            infosets = player0_infosets if player == 0 else player1_infosets
+            others_reach_pass(child_start, node_player, node_infoset, edge_prob,
+                              infoset_action_start, current_policy, player, reach_others)
+            own_reach_pass(infosets, infoset_parent, infoset_parent_action, current_policy,
+                           infoset_own_reach)
+            regret_value_pass(child_start, node_player, node_infoset, edge_prob,
                               infoset_action_start, current_policy, player, reach_others, value,
                               instant_regret)
-            update_player(player0_infosets if player == 0 else player1_infosets,
-                          infoset_action_start, instant_regret,
-                          cumulative_regret, cumulative_policy, current_policy,
-                          infoset_own_reach, positive_discount[t], negative_discount[t],
-                          floor_regret[t], policy_discount[t], policy_weight[t], predictive[t])
+            update_player(infosets, infoset_action_start, instant_regret, cumulative_regret,
+                          cumulative_policy, current_policy, infoset_own_reach,
+                          positive_discount[t], negative_discount[t], floor_regret[t],
+                          policy_discount[t], policy_weight[t], predictive[t])

@@ -28,7 +28,7 @@ from solver import _kernels
 from solver.best_response import Workspace, nash_conv_of_array, policy_value
 from solver.policy import AveragePolicy, uniform_policy_array
 from solver.schedules import Schedule, Step, make_schedule
-from solver.tree import GameTree, compile_game, load_game
+from solver.tree import TERMINAL, GameTree, compile_game, load_game
 
 logger = logging.getLogger(__name__)
 
@@ -84,11 +84,16 @@ class CFREngine:
         self.tree = tree
         self.schedule = schedule
         size = tree.num_infoset_actions
-        self.reach_own = np.empty(tree.num_nodes)
         self.reach_others = np.empty(tree.num_nodes)
-        self.value = np.empty(tree.num_nodes)
+        self.value = np.where(tree.node_player == TERMINAL, tree.utility, 0.0)
         self.infoset_own_reach = np.zeros(tree.num_infosets)
         self.player_infosets = [np.flatnonzero(tree.infoset_player == p) for p in (0, 1)]
+        self.infoset_parent = np.empty(tree.num_infosets, dtype=np.int32)
+        self.infoset_parent_action = np.empty(tree.num_infosets, dtype=np.int64)
+        _kernels.infoset_parents(tree.child_start, tree.node_player, tree.node_infoset,
+                                 tree.node_parent, tree.infoset_player, tree.infoset_action_start,
+                                 tree.infoset_node, self.infoset_parent,
+                                 self.infoset_parent_action)
         self.instant_regret = np.zeros(size)
         if state is None:
             self.iteration = 0
@@ -107,10 +112,10 @@ class CFREngine:
         steps = [self.schedule.step(t) for t in range(self.iteration + 1, self.iteration + count + 1)]
         tree = self.tree
         _kernels.cfr_iterations(
-            tree.child_start, tree.node_player, tree.node_infoset, tree.edge_prob, tree.utility,
-            self.player_infosets[0], self.player_infosets[1], tree.infoset_action_start,
-            self.current_policy,
-            self.cumulative_regret, self.cumulative_policy, self.instant_regret, self.reach_own,
+            tree.child_start, tree.node_player, tree.node_infoset, tree.edge_prob,
+            self.player_infosets[0], self.player_infosets[1], self.infoset_parent,
+            self.infoset_parent_action, tree.infoset_action_start, self.current_policy,
+            self.cumulative_regret, self.cumulative_policy, self.instant_regret,
             self.reach_others, self.value, self.infoset_own_reach,
             *(np.array([getattr(step, field.name) for step in steps], dtype=dtype)
               for field, dtype in zip(dataclasses.fields(Step), _STEP_DTYPES)))
@@ -186,7 +191,7 @@ def solve(game: pyspiel.Game | str, algorithm: str = "dcfr", iterations: int | N
     tree = tree if tree is not None else compile_game(game, cache=cache)
     compile_seconds = time.perf_counter() - compile_start
     engine = CFREngine(tree, schedule, resume)
-    workspace = Workspace(tree, engine.reach_others, engine.value)
+    workspace = Workspace(tree, engine.reach_others)
     curve: list[tuple[int, float, float]] = []
     start = time.perf_counter() - (resume.seconds if resume is not None else 0.0)
     exploitability = np.inf
