@@ -1,0 +1,650 @@
+"""Exact game-tree sizes: brute force for any small game, dynamic programming for Le Truc.
+
+`count_by_traversal(game)` walks every history through the OpenSpiel API with an explicit
+stack: histories (all nodes), terminals, decision nodes, chance nodes, and the distinct
+`information_state_string(player)` of each player at his decision nodes. It is the reference.
+
+`le_truc_sizes(game)` counts the same quantities for `python_le_truc` without materialising the
+tree, by dynamic programming over the game's public-state machine (`games.le_truc.PublicState`):
+
+* Histories. The subtree below a node depends only on the machine key, each player's remaining
+  hand as rank counts and, while deals remain, the undealt rank counts. Concrete mode has the
+  same shape with multiplicities: a player holding c cards of rank r has c card actions for r,
+  each with a subtree of the same size. A whole-hand deal from undealt counts u (T cards) is, in
+  isomorphic mode, one chance node with one child per hand class h with `multiset_weight(h, u)`
+  > 0; in concrete mode it is the sum over k < hand_size of T(T-1)...(T-k+1) internal chance
+  nodes, and hand_size! * prod_r C(u_r, h_r) ordered ways to reach the child of class h. The
+  undealt counts leave the memo key once no deal can follow. The last deal of a hand (player 0's
+  then player 1's hand, nothing dealt after) is aggregated over the combined class c = h0 + h1:
+  the pair weight factorises as prod_r C(u_r, c_r) * [prod_r C(c_r, h0_r) * (hand_size!)^2],
+  so the subtree of a deal from u is one product of a weight vector over c with a table over c
+  (numpy, exact Python integers).
+* Information states of player p (perfect recall: own hands as sets or classes, every public
+  action). They are the p-nodes of p's *view tree*: p's own deals branch over his possible hands
+  (concrete: card sets, prod_r C(unseen_r, h_r) per class; isomorphic: classes); the opponent's
+  deals are invisible; the opponent's card plays branch over every rank still unseen by p
+  (concrete: one branch per unseen card); betting branches as in the machine. Every view node
+  is reachable, since a redeal is only possible while the talon holds two hands. Memo key:
+  (machine key, p's remaining hand, counts unseen by p); in isomorphic mode only whether a rank
+  is still unseen matters, so the unseen counts are capped at the opponent's cards left.
+* In concrete mode the unseen counts cannot be capped, and with a redeal p's view depends on his
+  set-aside hand too: the default-size game has ~14,000 (old hand, new hand) classes of view
+  roots. There (`infosets="auto"`, or `infosets="estimate"` on any game with exactly one possible
+  redeal) the part of the view tree below p's redealt hand is estimated; everything else stays
+  exact. For a seeded sample of p's (old hand, new hand) classes drawn in proportion to their
+  exact weights (card-set counts in concrete mode, 1 in isomorphic mode), the view count below
+  the new hand is exact; the sum is extrapolated as total weight x sample mean, with the 95%
+  half-width 1.96 x total weight x sample standard deviation / sqrt(sample size). The TreeSize
+  and the printout mark such figures as estimates.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import random
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pyspiel
+from tqdm import tqdm
+
+import games  # noqa: F401  (registers the games)
+from games import cards
+from games.le_truc import AGREE, ASK_REDEAL, LeTrucGame, Phase, PublicState, SUITS_PER_RANK
+
+LE_TRUC = "python_le_truc"
+DEFAULT_GAMES = (
+    "python_le_truc(num_ranks=4,hand_size=2)",
+    "python_le_truc(num_ranks=4,hand_size=2,isomorphic=true)",
+    "python_le_truc(isomorphic=true,max_redeals=0)",
+)
+ALL_EXTRA_GAMES = (
+    "python_le_truc",
+    "python_le_truc(isomorphic=true)",
+)
+INFOSET_MODES = ("exact", "estimate", "auto")
+# "auto" estimates concrete games whose redeal gives more (old hand, new hand) classes than this.
+MAX_EXACT_VIEW_ROOTS = 2000
+DEFAULT_SAMPLE_SIZE = 200
+Z_95 = 1.96
+
+
+@dataclasses.dataclass(frozen=True)
+class TreeSize:
+    """Sizes of one game's history tree; every count is an exact Python int.
+
+    `infosets` holds the information-state counts of players 0 and 1 (None: not counted).
+    When `infosets_estimated` is true they are sample estimates and `infosets_error` holds the
+    half-widths of their 95% intervals; otherwise they are exact and the error is (0, 0).
+    """
+
+    game: str
+    histories: int
+    terminals: int
+    decision_nodes: int
+    chance_nodes: int
+    infosets: tuple[int, int] | None
+    infosets_estimated: bool = False
+    infosets_error: tuple[int, int] = (0, 0)
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+# --- brute force ------------------------------------------------------------------------------
+def count_by_traversal(game: pyspiel.Game) -> TreeSize:
+    """Every history of a (small) game, walked with an explicit stack."""
+    histories = terminals = decisions = chance = 0
+    infosets = [set() for _ in range(game.num_players())]
+    stack = [game.new_initial_state()]
+    while stack:
+        state = stack.pop()
+        histories += 1
+        if state.is_terminal():
+            terminals += 1
+            continue
+        if state.is_chance_node():
+            chance += 1
+            actions = [action for action, _ in state.chance_outcomes()]
+        else:
+            decisions += 1
+            player = state.current_player()
+            infosets[player].add(state.information_state_string(player))
+            actions = state.legal_actions()
+        stack.extend(state.child(action) for action in actions)
+    return TreeSize(str(game), histories, terminals, decisions, chance,
+                    tuple(len(seen) for seen in infosets))
+
+
+# --- Le Truc: shared pieces -------------------------------------------------------------------
+_DIGIT = SUITS_PER_RANK + 1  # a rank count 0..4 is one base-5 digit of a hand code
+
+
+def _encode(counts: tuple) -> int:
+    """A rank-count vector as one integer (base 5, rank 0 the lowest digit)."""
+    return sum(count * _DIGIT ** rank for rank, count in enumerate(counts))
+
+
+def _subtract(a: tuple, b: tuple) -> tuple:
+    return tuple(x - y for x, y in zip(a, b))
+
+
+def _fits(hand: tuple, available: tuple) -> bool:
+    return all(h <= a for h, a in zip(hand, available))
+
+
+def _set_count(hand: tuple, available: tuple) -> int:
+    """Card sets of this rank-count class drawn from `available` cards per rank."""
+    return math.prod(math.comb(a, h) for h, a in zip(hand, available) if h)
+
+
+def _after_deal(public: PublicState) -> PublicState:
+    after = public.clone()
+    after.hands_dealt()
+    return after
+
+
+def _play_key(public: PublicState) -> tuple:
+    """Machine key of a play-phase state; the redeal count no longer matters there."""
+    key = public.key()
+    return key[:1] + key[2:]
+
+
+def _progress(items, description: str, enabled: bool):
+    return tqdm(items, desc=description, file=sys.stderr, leave=False, disable=not enabled,
+                delay=2)
+
+
+class _HandCodes:
+    """Moves and caps of encoded rank-count vectors, cached."""
+
+    def __init__(self, num_ranks: int):
+        self.num_ranks = num_ranks
+        self._moves = {}
+        self._caps = {}
+
+    def moves(self, code: int) -> tuple:
+        """(rank, count, code with one card of that rank removed) for every rank present."""
+        found = self._moves.get(code)
+        if found is None:
+            found = self._moves[code] = tuple(
+                (rank, code // _DIGIT ** rank % _DIGIT, code - _DIGIT ** rank)
+                for rank in range(self.num_ranks) if code // _DIGIT ** rank % _DIGIT)
+        return found
+
+    def capped(self, code: int, limit: int) -> int:
+        """Every count limited to `limit`."""
+        found = self._caps.get((code, limit))
+        if found is None:
+            found = self._caps[(code, limit)] = sum(
+                min(code // _DIGIT ** rank % _DIGIT, limit) * _DIGIT ** rank
+                for rank in range(self.num_ranks))
+        return found
+
+
+class _PlayGraph:
+    """Play-phase machine states numbered once, with their transitions cached by number."""
+
+    def __init__(self, hand_size: int):
+        self.hand_size = hand_size
+        self.ids = {}
+        self.states = []
+        self.over = []
+        self.to_act = []
+        self.card_player = []  # the player at a card turn, else -1
+        self.cards_left = []  # (player 0, player 1) cards not yet played in this hand
+        self._bets = []
+        self._cards = []
+
+    def id_of(self, public: PublicState) -> int:
+        key = _play_key(public)
+        found = self.ids.get(key)
+        if found is None:
+            found = self.ids[key] = len(self.states)
+            self.states.append(public)
+            self.over.append(public.is_over())
+            self.to_act.append(public.to_act)
+            self.card_player.append(public.card_player if public.is_card_turn() else -1)
+            played = [len(public.trick_winners)] * 2
+            for play in public.trick:
+                played[play.seat] += 1
+            self.cards_left.append(tuple(self.hand_size - n for n in played))
+            self._bets.append(None)
+            self._cards.append({})
+        return found
+
+    def bets(self, node: int) -> tuple:
+        """Children after each non-card action."""
+        found = self._bets[node]
+        if found is None:
+            children = []
+            for action in self.states[node].legal_actions():
+                child = self.states[node].clone()
+                child.apply(action)
+                children.append(self.id_of(child))
+            found = self._bets[node] = tuple(children)
+        return found
+
+    def card(self, node: int, rank: int) -> int:
+        """Child after the card player plays a card of this rank."""
+        found = self._cards[node].get(rank)
+        if found is None:
+            child = self.states[node].clone()
+            child.play(rank)
+            found = self._cards[node][rank] = self.id_of(child)
+        return found
+
+
+class _LeTrucCounter:
+    """State shared by the history and view counters of one game."""
+
+    def __init__(self, rules, progress: bool):
+        self.rules = rules
+        self.isomorphic = rules.isomorphic
+        self.hand_size = rules.hand_size
+        self.full_deck = (SUITS_PER_RANK,) * rules.deck.num_ranks
+        self.classes = [cards.rank_counts(h, rules.deck.num_ranks) for h in rules.hand_classes]
+        self.codes = _HandCodes(rules.deck.num_ranks)
+        self.graph = _PlayGraph(rules.hand_size)
+        self.progress = progress
+        self.memo = {}
+
+    def class_weight(self, hand: tuple, available: tuple) -> int:
+        """Branches of one hand class in a deal: card sets (concrete) or 1 (isomorphic)."""
+        return 1 if self.isomorphic else _set_count(hand, available)
+
+
+# --- Le Truc: histories -----------------------------------------------------------------------
+class _HistoryCounter(_LeTrucCounter):
+    """(histories, terminals, decision nodes, chance nodes) of Le Truc subtrees, memoised."""
+
+    def __init__(self, rules, progress: bool):
+        super().__init__(rules, progress)
+        self.play_memo = {}
+        self.last_deal_tables = {}
+
+    def node(self, public: PublicState, hands: tuple | None, undealt: tuple) -> tuple:
+        """Counts below a node; hands are encoded rank counts per player (None before a deal)."""
+        if public.phase == Phase.DEAL:
+            return self.deal(public, undealt)
+        if public.phase >= Phase.PLAY:
+            return self.play(self.graph.id_of(public), *hands) + (0,)
+        key = (public.key(), hands, undealt)
+        found = self.memo.get(key)
+        if found is None:
+            acc = [1, 0, 1, 0]
+            for action in public.legal_actions():
+                child = public.clone()
+                child.apply(action)
+                counts = self.node(child, None if action == AGREE else hands, undealt)
+                acc = [a + b for a, b in zip(acc, counts)]
+            found = self.memo[key] = tuple(acc)
+        return found
+
+    def play(self, node: int, hand0: int, hand1: int) -> tuple:
+        """(histories, terminals, decision nodes) below a play-phase node."""
+        key = (node, hand0, hand1)
+        found = self.play_memo.get(key)
+        if found is not None:
+            return found
+        graph = self.graph
+        if graph.over[node]:
+            found = self.play_memo[key] = (1, 1, 0)
+            return found
+        histories, terminals, decisions = 1, 0, 1
+        for child in graph.bets(node):
+            h, t, d = self.play(child, hand0, hand1)
+            histories, terminals, decisions = histories + h, terminals + t, decisions + d
+        player = graph.card_player[node]
+        if player >= 0:
+            for rank, count, rest in self.codes.moves(hand1 if player else hand0):
+                child = graph.card(node, rank)
+                h, t, d = self.play(child, hand0, rest) if player else self.play(child, rest, hand1)
+                weight = 1 if self.isomorphic else count
+                histories += weight * h
+                terminals += weight * t
+                decisions += weight * d
+        found = self.play_memo[key] = (histories, terminals, decisions)
+        return found
+
+    def deal_chance_nodes(self, undealt: tuple) -> int:
+        """Chance nodes of dealing player 0's then player 1's hand from `undealt`."""
+        if self.isomorphic:
+            return 1 + sum(_fits(hand, undealt) for hand in self.classes)
+        talon, size = sum(undealt), self.hand_size
+
+        def inner(cards_left: int) -> int:
+            return sum(math.perm(cards_left, k) for k in range(size))
+
+        return inner(talon) + math.perm(talon, size) * inner(talon - size)
+
+    def pair_weight(self, first: tuple, second: tuple, undealt: tuple) -> int:
+        """Ordered deals reaching hands (first, second) from `undealt` (isomorphic: 1)."""
+        if self.isomorphic:
+            return 1
+        order = math.factorial(self.hand_size) ** 2
+        return order * _set_count(first, undealt) * _set_count(second, _subtract(undealt, first))
+
+    def deal(self, public: PublicState, undealt: tuple) -> tuple:
+        """Counts below a deal of both hands from `undealt`."""
+        key = (public.key(), undealt)
+        found = self.memo.get(key)
+        if found is None:
+            after = _after_deal(public)
+            if after.phase == Phase.PLAY:
+                below = self._last_deal(after, undealt)
+            else:
+                below = self._deal_pairs(after, undealt)
+            chance = self.deal_chance_nodes(undealt)
+            found = self.memo[key] = (below[0] + chance, below[1], below[2], below[3] + chance)
+        return found
+
+    def _deal_pairs(self, after: PublicState, undealt: tuple) -> tuple:
+        """A deal followed by further deals: every (hand 0, hand 1) pair, one by one."""
+        acc = [0, 0, 0, 0]
+        firsts = [hand for hand in self.classes if _fits(hand, undealt)]
+        for first in _progress(firsts, "deal", self.progress):
+            left = _subtract(undealt, first)
+            for second in self.classes:
+                if _fits(second, left):
+                    weight = self.pair_weight(first, second, undealt)
+                    counts = self.node(after, (_encode(first), _encode(second)),
+                                       _subtract(left, second))
+                    acc = [a + weight * b for a, b in zip(acc, counts)]
+        return tuple(acc)
+
+    def _last_deal(self, after: PublicState, undealt: tuple) -> tuple:
+        """The last deal: weights over combined classes c times the per-c subtree table."""
+        combined, table = self._last_deal_table(after)
+        if self.isomorphic:
+            weights = np.all(combined <= np.array(undealt), axis=1).astype(np.int64)
+        else:
+            binomials = _binomial_table(SUITS_PER_RANK)
+            weights = np.prod(binomials[np.array(undealt)[None, :], combined], axis=1)
+        return tuple(int(value) for value in weights.astype(object) @ table)
+
+    def _last_deal_table(self, after: PublicState) -> tuple:
+        """(combined classes c [n, ranks] int64, summed subtree counts per c [n, 4] object).
+
+        Row c sums, over the hand pairs h0 + h1 = c, the subtree counts weighted by
+        (hand_size!)^2 prod_r C(c_r, h0_r) (concrete) or 1 (isomorphic).
+        """
+        key = after.key()
+        if key not in self.last_deal_tables:
+            totals = {}
+            pairs = [(a, b) for a in self.classes for b in self.classes
+                     if _fits(a, _subtract(self.full_deck, b))]
+            for first, second in _progress(pairs, "hand pairs", self.progress):
+                combined = tuple(x + y for x, y in zip(first, second))
+                weight = 1 if self.isomorphic else (
+                    math.factorial(self.hand_size) ** 2 * _set_count(first, combined))
+                counts = self.node(after, (_encode(first), _encode(second)), None)
+                row = totals.setdefault(combined, [0, 0, 0, 0])
+                row[:] = [a + weight * b for a, b in zip(row, counts)]
+            combined = np.array(list(totals), dtype=np.int64)
+            table = np.array(list(totals.values()), dtype=object)
+            self.last_deal_tables[key] = (combined, table)
+        return self.last_deal_tables[key]
+
+
+def _binomial_table(n: int) -> np.ndarray:
+    """C(a, b) for 0 <= a, b <= n as int64 [n + 1, n + 1]."""
+    return np.array([[math.comb(a, b) for b in range(n + 1)] for a in range(n + 1)], np.int64)
+
+
+# --- Le Truc: information states --------------------------------------------------------------
+class _ViewCounter(_LeTrucCounter):
+    """Decision points of one player in his view tree (= his information states), memoised.
+
+    With `skip_redeals` the subtrees below redeal deals count 0 (they are estimated apart).
+    """
+
+    def __init__(self, rules, player: int, progress: bool, skip_redeals: bool = False):
+        super().__init__(rules, progress)
+        self.player = player
+        self.skip_redeals = skip_redeals
+        self.play_memo = {}
+
+    def node(self, public: PublicState, hand: int | None, unseen: tuple) -> int:
+        """View count below a node; `unseen`: rank counts p has not seen (deck minus his hands
+        and the opponent's played cards)."""
+        if public.phase == Phase.DEAL:
+            return self.deal(public, unseen)
+        if public.phase >= Phase.PLAY:
+            return self.play(self.graph.id_of(public), hand, _encode(unseen))
+        key = (public.key(), hand, unseen)
+        found = self.memo.get(key)
+        if found is None:
+            found = int(public.to_act == self.player)
+            for action in public.legal_actions():
+                child = public.clone()
+                child.apply(action)
+                found += self.node(child, None if action == AGREE else hand, unseen)
+            self.memo[key] = found
+        return found
+
+    def deal(self, public: PublicState, unseen: tuple) -> int:
+        """Both hands dealt: p's hand branches (sets or classes), the opponent's is invisible."""
+        if self.skip_redeals and public.redeals > 0:
+            return 0
+        key = (public.key(), unseen)
+        found = self.memo.get(key)
+        if found is None:
+            after = _after_deal(public)
+            found = 0
+            hands = [hand for hand in self.classes if _fits(hand, unseen)]
+            for hand in _progress(hands, f"views p{self.player}", self.progress):
+                found += self.class_weight(hand, unseen) * self.node(
+                    after, _encode(hand), _subtract(unseen, hand))
+            self.memo[key] = found
+        return found
+
+    def play(self, node: int, hand: int, unseen: int) -> int:
+        """View count below a play-phase node (hand and unseen encoded)."""
+        graph, codes, player = self.graph, self.codes, self.player
+        if self.isomorphic:  # only whether a rank is unseen matters: cap at the cards to come
+            unseen = codes.capped(unseen, graph.cards_left[node][1 - player])
+        key = (node, hand, unseen)
+        found = self.play_memo.get(key)
+        if found is not None:
+            return found
+        if graph.over[node]:
+            self.play_memo[key] = 0
+            return 0
+        found = int(graph.to_act[node] == player)
+        for child in graph.bets(node):
+            found += self.play(child, hand, unseen)
+        card_player = graph.card_player[node]
+        if card_player == player:
+            for rank, count, rest in codes.moves(hand):
+                weight = 1 if self.isomorphic else count
+                found += weight * self.play(graph.card(node, rank), rest, unseen)
+        elif card_player >= 0:
+            for rank, count, rest in codes.moves(unseen):
+                weight = 1 if self.isomorphic else count
+                found += weight * self.play(graph.card(node, rank), hand, rest)
+        self.play_memo[key] = found
+        return found
+
+
+def _redeal_view_roots(counter: _ViewCounter) -> list[tuple[int, tuple, tuple]]:
+    """(weight, new hand, unseen after it) for every (old hand, new hand) pair of p."""
+    full = counter.full_deck
+    roots = []
+    for old in counter.classes:
+        left = _subtract(full, old)
+        for new in counter.classes:
+            if _fits(new, left):
+                weight = counter.class_weight(old, full) * counter.class_weight(new, left)
+                roots.append((weight, new, _subtract(left, new)))
+    return roots
+
+
+def _agreed_redeal_play_start(rules) -> PublicState:
+    """The machine after the first redeal was agreed and the new hands dealt."""
+    public = PublicState(rules)
+    public.hands_dealt()
+    for action in (ASK_REDEAL, AGREE):
+        public.apply(action)
+    return _after_deal(public)
+
+
+def _estimated_infosets(rules, player: int, sample_size: int, seed: int,
+                        progress: bool) -> tuple[int, int]:
+    """(estimate, 95% half-width) of p's information states with one possible redeal."""
+    if rules.max_redeals < 1 or rules.redeal_possible(1):
+        raise ValueError("infosets='estimate' needs a game where exactly one redeal is possible "
+                         f"(max_redeals={rules.max_redeals})")
+    counter = _ViewCounter(rules, player, progress, skip_redeals=True)
+    exact_part = counter.node(PublicState(rules), None, counter.full_deck)
+    roots = _redeal_view_roots(counter)
+    total_weight = sum(weight for weight, _, _ in roots)
+    sample = random.Random(seed).choices(roots, weights=[w for w, _, _ in roots], k=sample_size)
+    start = _agreed_redeal_play_start(rules)
+    values = [counter.node(start, _encode(new), unseen)
+              for _, new, unseen in _progress(sample, f"sampled views p{player}", progress)]
+    mean = sum(values) / len(values)
+    spread = math.sqrt(sum((v - mean) ** 2 for v in values) / max(len(values) - 1, 1))
+    estimate = exact_part + round(total_weight * mean)
+    return estimate, round(Z_95 * total_weight * spread / math.sqrt(len(values)))
+
+
+def _should_estimate(rules, infosets: str) -> bool:
+    """"estimate", or "auto" in concrete mode with one possible redeal and too many (old hand,
+    new hand) classes for exact counting (isomorphic mode caps unseen counts: always exact)."""
+    if infosets != "auto":
+        return infosets == "estimate"
+    if rules.isomorphic or not rules.redeal_possible(0) or rules.redeal_possible(1):
+        return False
+    full = (SUITS_PER_RANK,) * rules.deck.num_ranks
+    classes = [cards.rank_counts(h, rules.deck.num_ranks) for h in rules.hand_classes]
+    pairs = sum(_fits(new, _subtract(full, old)) for old in classes for new in classes)
+    return pairs > MAX_EXACT_VIEW_ROOTS
+
+
+# --- Le Truc: entry point ---------------------------------------------------------------------
+def le_truc_sizes(game: pyspiel.Game, infosets: bool | str = True, *,
+                  sample_size: int = DEFAULT_SAMPLE_SIZE, seed: int = 0,
+                  progress: bool = False) -> TreeSize:
+    """Exact tree sizes of a `python_le_truc` game by dynamic programming (module docstring).
+
+    infosets: True or "auto" (exact, except estimated in concrete mode where one redeal gives
+    more than MAX_EXACT_VIEW_ROOTS (old hand, new hand) classes), "exact", "estimate" (needs
+    exactly one possible redeal), or False (not counted). `sample_size` and `seed` drive the
+    estimate; `progress` shows tqdm bars on stderr for steps longer than two seconds.
+    """
+    if not isinstance(game, LeTrucGame):
+        raise ValueError(f"le_truc_sizes needs a {LE_TRUC} game, got {game}")
+    mode = "auto" if infosets is True else ("none" if infosets is False else infosets)
+    if mode not in INFOSET_MODES + ("none",):
+        raise ValueError(f"infosets={infosets!r} is not allowed: True, False or one of "
+                         f"{', '.join(INFOSET_MODES)}")
+    rules = game.rules
+    counter = _HistoryCounter(rules, progress)
+    histories, terminals, decisions, chance = counter.node(
+        PublicState(rules), None, counter.full_deck)
+    size = TreeSize(str(game), histories, terminals, decisions, chance, None)
+    if mode == "none":
+        return size
+    if _should_estimate(rules, mode):
+        results = [_estimated_infosets(rules, player, sample_size, seed + player, progress)
+                   for player in range(2)]
+        return dataclasses.replace(size, infosets=tuple(value for value, _ in results),
+                                   infosets_estimated=True,
+                                   infosets_error=tuple(error for _, error in results))
+    counts = tuple(_ViewCounter(rules, player, progress).node(
+        PublicState(rules), None, counter.full_deck) for player in range(2))
+    return dataclasses.replace(size, infosets=counts)
+
+
+# --- command line -----------------------------------------------------------------------------
+def add_parser(subparsers) -> None:
+    """Registers `tricksolver sizes`."""
+    parser = subparsers.add_parser(
+        "sizes", help="count histories, terminals, decision and chance nodes, information states",
+        description="Exact game-tree sizes. python_le_truc games are counted by dynamic "
+        "programming over the public-state machine; any other game by brute-force traversal "
+        "(small games only). Information states of the default-size concrete Le Truc with a "
+        "redeal are estimated from a sample and marked as such.")
+    parser.add_argument("games", nargs="*", metavar="GAME",
+                        help="OpenSpiel game strings (default: " + ", ".join(DEFAULT_GAMES) + ")")
+    parser.add_argument("--all", action="store_true",
+                        help="also the default-size games with the redeal: "
+                        + ", ".join(ALL_EXTRA_GAMES))
+    parser.add_argument("--infosets", choices=INFOSET_MODES + ("none",), default="auto",
+                        help="how Le Truc information states are counted (default: auto)")
+    parser.add_argument("--sample-size", type=int, default=DEFAULT_SAMPLE_SIZE,
+                        help="(old, new) hand classes sampled per player for an estimate")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the estimate's sample")
+    parser.add_argument("--json", metavar="PATH", help="also write the table as JSON here")
+    parser.set_defaults(func=run)
+
+
+def run(args) -> int:
+    """Measures every requested game, prints the table, optionally writes JSON."""
+    game_strings = list(args.games) or list(DEFAULT_GAMES)
+    if args.all:
+        game_strings += [name for name in ALL_EXTRA_GAMES if name not in game_strings]
+    if args.sample_size < 2:
+        raise ValueError(f"--sample-size={args.sample_size} is not allowed: at least 2")
+    loaded = [pyspiel.load_game(name) for name in game_strings]  # bad strings fail first
+    print(" | ".join(_COLUMNS), flush=True)
+    rows = []
+    for name, game in zip(game_strings, loaded):
+        start = time.perf_counter()
+        size = _measure(game, args)
+        seconds = time.perf_counter() - start
+        rows.append({"game_string": name, **size.as_dict(), "seconds": round(seconds, 2)})
+        print(_table_row(name, size, seconds), flush=True)
+    if args.json:
+        _write_json_atomically(args.json, {"command": _command_line(), "sizes": rows})
+    return 0
+
+
+def _measure(game: pyspiel.Game, args) -> TreeSize:
+    if game.get_type().short_name == LE_TRUC:
+        infosets = False if args.infosets == "none" else args.infosets
+        return le_truc_sizes(game, infosets, sample_size=args.sample_size, seed=args.seed,
+                             progress=sys.stderr.isatty())
+    return count_by_traversal(game)
+
+
+_COLUMNS = ("game", "histories", "terminals", "decision nodes", "chance nodes",
+            "infosets p0", "infosets p1", "seconds")
+
+
+def _infoset_cell(size: TreeSize, player: int) -> str:
+    if size.infosets is None:
+        return "-"
+    if size.infosets_estimated:
+        return f"~{size.infosets[player]:,} ±{size.infosets_error[player]:,} (estimate)"
+    return f"{size.infosets[player]:,}"
+
+
+def _table_row(name: str, size: TreeSize, seconds: float) -> str:
+    cells = [name] + [f"{value:,}" for value in (
+        size.histories, size.terminals, size.decision_nodes, size.chance_nodes)]
+    cells += [_infoset_cell(size, 0), _infoset_cell(size, 1), f"{seconds:.1f}"]
+    return " | ".join(cells)
+
+
+def _command_line() -> str:
+    return " ".join(["tricksolver"] + sys.argv[1:])
+
+
+def _write_json_atomically(path: str, payload: dict) -> None:
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".sizes-", suffix=".json")
+    try:
+        with os.fdopen(handle, "w") as stream:
+            json.dump(payload, stream, indent=2)
+            stream.write("\n")
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
