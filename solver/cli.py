@@ -17,7 +17,7 @@ COMMAND_MODULES = (
     "solver.commands",
     "solver.match",
     "solver.bench",
-    # "solver.sizes",
+    "solver.sizes",
 )
 
 EXIT_BAD_INPUT = 2
