@@ -63,7 +63,8 @@ same values. In a blind hand of the isomorphic game the card of a played slot is
 played (`Reveal 7`, weighted by the classes left in the hand), which is again exact.
 `isomorphic_information_state` and `isomorphic_action` map concrete states and actions to the
 isomorphic game. Action strings: `Raise` (the value is in the observation), `Accept`, `Run`,
-`Play 11`, `Run 11`, `Play 7s`, `Play 7s covered`, `Play slot 2`.
+`Play 11`, `Run 11`, `Play 7s`, `Play 7s covered`, `Play covered` (a player's last card, the only
+one he can cover then, so one action that reveals nothing), `Play slot 2`.
 """
 from __future__ import annotations
 
@@ -77,9 +78,10 @@ import pyspiel
 from games import cards, tricks
 
 # Player actions; card actions follow at CARD_ACTION_BASE (face up, then covered, then slots).
-RAISE, ACCEPT, RUN, PLAY_11, RUN_11 = range(5)
-CARD_ACTION_BASE = 5
-BETTING_ACTION_NAMES = ("Raise", "Accept", "Run", "Play 11", "Run 11")
+# PLAY_LAST_COVERED covers a player's last card: one action, since the card is forced.
+RAISE, ACCEPT, RUN, PLAY_11, RUN_11, PLAY_LAST_COVERED = range(6)
+CARD_ACTION_BASE = 6
+BETTING_ACTION_NAMES = ("Raise", "Accept", "Run", "Play 11", "Run 11", "Play covered")
 
 DECKS = {"dirty": "4567QJKA23", "clean": "QJKA23"}  # common order, weakest first
 MANILHA_SUITS = "dshc"  # weakest first: diamonds < spades < hearts < clubs (zap)
@@ -249,8 +251,9 @@ class Rules:
 
     @property
     def private_play(self) -> bool:
-        """Can an action after the deal hide something (a covered card, a blind slot's card)?"""
-        return self.blind or (self.allow_covered and self.covered_from_round <= self.hand_size)
+        """Can an action after the deal hide something (a covered card chosen among two or
+        more, a blind slot's card)?"""
+        return self.blind or (self.allow_covered and self.covered_from_round < self.hand_size)
 
     @property
     def num_items(self) -> int:
@@ -646,7 +649,9 @@ class TrucoState(pyspiel.State):
                     for slot in range(rules.hand_size) if slot not in played]
         items = sorted(set(self.record.hands[seat]))
         actions = [CARD_ACTION_BASE + item for item in items]
-        if self.public.may_cover():
+        if self.public.may_cover() and len(self.record.hands[seat]) == 1:
+            actions.append(PLAY_LAST_COVERED)
+        elif self.public.may_cover():
             actions += [CARD_ACTION_BASE + rules.num_items + item for item in items]
         return actions
 
@@ -667,6 +672,11 @@ class TrucoState(pyspiel.State):
             raise ValueError(
                 f"action {action} ({self._action_to_string(seat, action)}) is not legal for "
                 f"player {seat} here; legal: {[self._action_to_string(seat, a) for a in legal]}")
+        if action == PLAY_LAST_COVERED:
+            item = self.record.hands[seat][0]
+            self.record.history_items.append((seat, action, item))
+            self._play_card(seat, item, covered=True)
+            return
         if action < CARD_ACTION_BASE:
             self.record.history_items.append((seat, action, -1))
             self.public.apply(action)
@@ -934,10 +944,11 @@ def _rounds(state: TrucoState) -> list[list[tuple[int, int, bool]]]:
     rules = state.rules
     rounds, current = [], []
     for seat, action, item in state.record.history_items:
-        if action < CARD_ACTION_BASE:
+        if action < CARD_ACTION_BASE and action != PLAY_LAST_COVERED:
             continue
         offset = action - CARD_ACTION_BASE
-        current.append((seat, item, rules.num_items <= offset < 2 * rules.num_items))
+        covered = action == PLAY_LAST_COVERED or rules.num_items <= offset < 2 * rules.num_items
+        current.append((seat, item, covered))
         if len(current) == rules.num_players:
             rounds.append(current)
             current = []

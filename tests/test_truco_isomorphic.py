@@ -224,8 +224,8 @@ def test_subtree_key_only_where_play_is_public():
     assert not hasattr(pyspiel.load_game("python_trucomano(score0=11,score1=11,"
                                          "covered_from_round=3,hand_size=2)").new_initial_state(),
                        "subtree_key")
-    assert hasattr(pyspiel.load_game("python_truco_paulista(covered_from_round=3,hand_size=2)")
-                   .new_initial_state(), "subtree_key")
+    assert hasattr(pyspiel.load_game("python_truco_paulista(deck=clean,hand_size=2)")
+                   .new_initial_state(), "subtree_key")  # only last cards can be covered
 
 
 def test_equal_subtree_keys_mean_equal_subtrees():

@@ -270,6 +270,16 @@ def test_tp7_covered_card_is_weaker_than_the_weakest_card():
     assert state.public.round_winners == (0, 1)
 
 
+def test_tp7_last_card_is_covered_by_one_action_that_reveals_nothing():
+    state = two_player("Play Qd", "Play Kd", "Play 7s", "Play 3c", "Play 2h")
+    assert legal(state) == ["Play 6h", "Play covered", "Raise"]
+    state = apply(state, "Play covered")
+    assert state.returns() == [1, -1]
+    assert state.information_state_string(0).endswith("0:Play 2h, 1:Play covered")
+    assert "6h" not in state.information_state_string(0)
+    assert "R3: P0 2h, P1 covered: P0 wins" in state.observation_string(0)
+
+
 def test_tp7_parameters_switch_covered_cards():
     assert not [a for a in legal(two_player("Play Qd", "Play Kd", allow_covered=False))
                 if a.endswith("covered")]
@@ -474,7 +484,8 @@ def _hidden_cards(state, player):
 
 def _covered(state, seat, card):
     base = truco.CARD_ACTION_BASE + state.rules.num_items
-    return (seat, base + card, card) in state.record.history_items
+    return any(entry in state.record.history_items
+               for entry in ((seat, base + card, card), (seat, truco.PLAY_LAST_COVERED, card)))
 
 
 def _replay_with_swap(g, history, state, hidden):
@@ -558,8 +569,8 @@ def test_4p_counter_raise_is_answered_by_the_raising_side():
 
 
 def test_4p_one_covered_card_per_side_per_round():
-    state = four_player("Play Qd", "Play Kd", "Play 7c", "Play Jd", "Play 6h covered")
-    assert "Play 2h covered" in legal(state)  # seat 2 (other side) may cover
+    state = four_player("Play Qd", "Play Kd", "Play 7c", "Play Jd", "Play covered")
+    assert "Play covered" in legal(state)  # seat 2 (other side) may cover
     state = apply(state, "Play 2h")
     assert legal(state) == ["Play 6s", "Raise"]  # seat 3's partner already covered
 
