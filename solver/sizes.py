@@ -601,7 +601,7 @@ def run(args) -> int:
         rows.append({"game_string": name, **size.as_dict(), "seconds": round(seconds, 2)})
         print(_table_row(name, size, seconds), flush=True)
     if args.json:
-        _write_json_atomically(args.json, {"command": _command_line(), "sizes": rows})
+        _write_json_atomically(args.json, {"options": _options(args), "sizes": rows})
     return 0
 
 
@@ -632,8 +632,9 @@ def _table_row(name: str, size: TreeSize, seconds: float) -> str:
     return " | ".join(cells)
 
 
-def _command_line() -> str:
-    return " ".join(["tricksolver"] + sys.argv[1:])
+def _options(args) -> dict:
+    """The command's options, as recorded next to its figures."""
+    return {name: value for name, value in vars(args).items() if name not in ("func", "command")}
 
 
 def _write_json_atomically(path: str, payload: dict) -> None:

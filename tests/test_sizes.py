@@ -16,6 +16,7 @@ SMALL_LE_TRUC = (
     "python_le_truc(num_ranks=2,hand_size=1,isomorphic=true)",
     "python_le_truc(num_ranks=2,hand_size=2,isomorphic=true,max_redeals=2)",
     "python_le_truc(num_ranks=3,hand_size=2,isomorphic=true,max_redeals=0)",
+    "python_le_truc(num_ranks=2,hand_size=3,isomorphic=true,max_redeals=0)",
     "python_le_truc(num_ranks=2,hand_size=2,isomorphic=true,allow_counter_raise=true,"
     "allow_rest=false,allow_fold=false)",
     "python_le_truc(num_ranks=3,hand_size=1,isomorphic=true,dealer=0,allow_counter_raise=true,"
