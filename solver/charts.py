@@ -31,6 +31,7 @@ OKABE_ITO = {"orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73", "yellow"
 LINE_COLOURS = [OKABE_ITO[c] for c in ("blue", "vermillion", "green", "orange", "purple", "sky",
                                        "black")]
 FORMATS = ("png", "svg")
+MIN_CONTEXT_PROBABILITY = 1e-4
 GAME_NAMES = {"python_le_truc": "Le Truc", "python_truco_paulista": "Truco Paulista",
               "python_trucomano": "Trucomano", "python_two_ten_jack": "Two-Ten-Jack"}
 
@@ -120,10 +121,11 @@ BLUFF_SEGMENTS = (
     ("Fold", OKABE_ITO["grey"], None),
 )
 ANSWER_SEGMENTS = (
-    ("Accept", OKABE_ITO["green"], None),
-    ("Raise", OKABE_ITO["vermillion"], None),
+    ("Call (Accept / Rest)", OKABE_ITO["green"], None),
+    ("Raise back", OKABE_ITO["vermillion"], None),
     ("Refuse", OKABE_ITO["grey"], None),
 )
+ANSWER_ACTIONS = (("Accept", "Rest"), ("Raise",), ("Refuse",))
 
 
 def bet_segments(table: analysis.ContextTable) -> np.ndarray:
@@ -144,10 +146,13 @@ def bet_segments(table: analysis.ContextTable) -> np.ndarray:
 
 
 def answer_segments(table: analysis.ContextTable) -> np.ndarray:
-    """float64 [hands, len(ANSWER_SEGMENTS)]: accept / counter-raise / refuse."""
-    return np.stack([np.nan_to_num(table.frequency[:, table.actions.index(name)])
-                     if name in table.actions else np.zeros(len(table.hands))
-                     for name, _, _ in ANSWER_SEGMENTS], axis=1)
+    """float64 [hands, len(ANSWER_SEGMENTS)]: call / counter-raise / refuse."""
+    segments = np.zeros((len(table.hands), len(ANSWER_SEGMENTS)))
+    for index, names in enumerate(ANSWER_ACTIONS):
+        for name in names:
+            if name in table.actions:
+                segments[:, index] += np.nan_to_num(table.frequency[:, table.actions.index(name)])
+    return segments
 
 
 def _stacked(axis, table, segments, legend_items, heading: str) -> None:
@@ -165,19 +170,30 @@ def _stacked(axis, table, segments, legend_items, heading: str) -> None:
     axis.set_title(f"{heading}\n(reached {100 * table.probability:.1f}% of hands)", fontsize=9)
 
 
+def reached_contexts(result: analysis.Analysis) -> list[analysis.ContextTable]:
+    """Contexts reached in at least MIN_CONTEXT_PROBABILITY of the hands (the others are off
+    the equilibrium path, where any action is as good as another)."""
+    return [t for t in result.contexts if t.probability >= MIN_CONTEXT_PROBABILITY]
+
+
 def bluff_panels(result: analysis.Analysis) -> list[tuple[analysis.ContextTable, str]]:
-    """The contexts the bluffing chart shows: opening bet, bet after the lead, first answer."""
-    keys = {table.key: table for table in result.contexts}
-    panels = [(keys[k], "bet") for k in ("open", "follow_1") if k in keys]
-    answers = sorted((k for k in keys if k.startswith("answer_raise_")),
-                     key=lambda k: int(k.rsplit("_", 1)[1]))
-    panels += [(keys[k], "answer") for k in answers[:1]]
-    return panels
+    """What the bluffing chart shows: the two most reached betting contexts (the opening first)
+    and the two most reached answers to a bet."""
+    reached = reached_contexts(result)
+    by_reach = sorted(reached, key=lambda t: -t.probability)
+    bets = [t for t in by_reach if t.equity and np.nansum(t.frequency[:, [
+        t.actions.index(b) for b in t.equity]]) > 0][:2]
+    answers = [t for t in by_reach if t.key.startswith("answer")][:2]
+    bets.sort(key=lambda t: analysis.context_order(t.key))
+    answers.sort(key=lambda t: analysis.context_order(t.key))
+    return [(t, "bet") for t in bets] + [(t, "answer") for t in answers]
 
 
 def plot_bluffing(result: analysis.Analysis, title: str, out: pathlib.Path) -> list[pathlib.Path]:
     """The bluffing chart (see the module docstring)."""
     panels = bluff_panels(result)
+    if not panels:
+        return []
     height = 1.6 + 0.3 * max(len(t.hands) for t, _ in panels)
     figure, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), height))
     axes = np.atleast_1d(axes)
@@ -188,7 +204,8 @@ def plot_bluffing(result: analysis.Analysis, title: str, out: pathlib.Path) -> l
         else:
             _stacked(axis, table, answer_segments(table), ANSWER_SEGMENTS,
                      f"{table.title}: player {table.player}")
-        axis.legend(fontsize=7, loc="lower right", framealpha=0.9)
+        axis.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.06), ncol=2,
+                    frameon=False)
     figure.suptitle(f"{title}\nBluffing: a bet is a bluff when the hand wins less than 50% of "
                     f"the time once the bet is called (equity against the calling range)",
                     fontsize=10)
@@ -200,13 +217,15 @@ def write_tables(result: analysis.Analysis, title: str, out: pathlib.Path) -> li
     """CSV and Markdown per context, plus the bluffing table."""
     out.mkdir(parents=True, exist_ok=True)
     paths = []
-    for table in result.contexts:
+    for table in reached_contexts(result):
         header, rows = tables.context_rows(table)
         paths += _write_pair(out, f"strategy-{table.key}", header, rows,
                              tables.context_caption(table, title))
-    header, rows = tables.bluff_rows(result)
-    caption = (f"**Bluffing** — {title}. Every bet made at least 0.05% of the time; a bet is a "
-               f"bluff when its equity once called is below 50%.")
+    header, rows = tables.bluff_rows(reached_contexts(result))
+    caption = (f"**Bluffing** — {title}. Every bet made at least "
+               f"{100 * tables.MIN_BET_FREQUENCY:g}% of the time in a decision context reached in "
+               f"at least {100 * MIN_CONTEXT_PROBABILITY:g}% of the hands; a bet is a bluff when "
+               f"its equity once called (probability of winning the hand) is below 50%.")
     paths += _write_pair(out, "bluffing", header, rows, caption)
     return paths
 
@@ -239,9 +258,8 @@ def write_charts(saved: list[SavedResult], out: pathlib.Path, kind: str) -> list
     result = analysis.analyze(game, saved[0].policy)
     title = chart_title(saved[0], game)
     if kind in ("strategy", "all"):
-        for table in result.contexts:
-            if table.probability > 0:
-                paths += plot_strategy_grid(table, title, out)
+        for table in reached_contexts(result):
+            paths += plot_strategy_grid(table, title, out)
     if kind in ("bluff", "all"):
         paths += plot_bluffing(result, title, out)
     if kind in ("tables", "all"):

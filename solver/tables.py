@@ -11,9 +11,10 @@ import csv
 import io
 import math
 
-from solver.analysis import Analysis, ContextTable
+from solver.analysis import ContextTable
 
 VALUE_THRESHOLD = 0.5  # a called bet with at least this equity is a value bet
+MIN_BET_FREQUENCY = 0.0005  # bets made less often are listed as not made
 
 
 def bet_class(equity: float) -> str:
@@ -36,7 +37,8 @@ def context_rows(table: ContextTable) -> tuple[list[str], list[list[str]]]:
         for bet in bets:
             equity = table.equity[bet][index]
             frequency = table.frequency[index][table.actions.index(bet)]
-            row += [_percent(equity), bet_class(equity) if frequency > 0 else "-"]
+            made = frequency > MIN_BET_FREQUENCY
+            row += [_percent(equity), bet_class(equity) if made else "-"]
         rows.append(row)
     return header, rows
 
@@ -71,16 +73,16 @@ def context_caption(table: ContextTable, title: str) -> str:
             f"equity = probability of winning the hand once the bet is called.")
 
 
-def bluff_rows(analysis: Analysis) -> tuple[list[str], list[list[str]]]:
-    """The bluffing table: every betting context's bets per hand, value or bluff."""
+def bluff_rows(contexts: list[ContextTable]) -> tuple[list[str], list[list[str]]]:
+    """The bluffing table: the contexts' bets per hand, value or bluff."""
     header = ["context", "hand", "bet", "frequency %", "equity when called %", "is"]
     rows = []
-    for table in analysis.contexts:
+    for table in contexts:
         for bet, equities in table.equity.items():
             column = table.actions.index(bet)
             for index, hand in enumerate(table.hands):
                 frequency = table.frequency[index][column]
-                if frequency > 0.0005:
+                if frequency > MIN_BET_FREQUENCY:
                     rows.append([table.title, hand, bet, _percent(frequency),
                                  _percent(equities[index]), bet_class(equities[index])])
     return header, rows
