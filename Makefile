@@ -18,7 +18,9 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 solve: $(STAMP)
-	$(BIN)/tricksolver sizes
+	$(BIN)/tricksolver solve python_le_truc -p num_ranks=4 -p hand_size=2 -p isomorphic=true \
+	    -p max_redeals=0 --target 1e-5 --out results/le_truc/small
+	$(BIN)/tricksolver chart results/le_truc/small
 
 bench: $(STAMP)
 	$(BIN)/tricksolver bench
