@@ -65,6 +65,12 @@ played (`Reveal 7`, weighted by the classes left in the hand), which is again ex
 isomorphic game. Action strings: `Raise` (the value is in the observation), `Accept`, `Run`,
 `Play 11`, `Run 11`, `Play 7s`, `Play 7s covered`, `Play covered` (a player's last card, the only
 one he can cover then, so one action that reveals nothing), `Play slot 2`.
+
+The rules live once, in `PublicState`: a machine over public information only (betting, played
+strengths, round results, turn). The OpenSpiel state adds chance and the private hands, which
+only decide which card actions are legal. States offer `subtree_key` only where every action
+after the deal is public (no covered card chosen among two or more, not blind), since memoized
+tree compilers name information states by the deal plus the public action sequence.
 """
 from __future__ import annotations
 
