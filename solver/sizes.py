@@ -27,15 +27,12 @@ tree, by dynamic programming over the game's public-state machine (`games.le_tru
   is reachable, since a redeal is only possible while the talon holds two hands. Memo key:
   (machine key, p's remaining hand, counts unseen by p); in isomorphic mode only whether a rank
   is still unseen matters, so the unseen counts are capped at the opponent's cards left.
-* In concrete mode the unseen counts cannot be capped, and with a redeal p's view depends on his
-  set-aside hand too: the default-size game has ~14,000 (old hand, new hand) classes of view
-  roots. There (`infosets="auto"`, or `infosets="estimate"` on any game with exactly one possible
-  redeal) the part of the view tree below p's redealt hand is estimated; everything else stays
-  exact. For a seeded sample of p's (old hand, new hand) classes drawn in proportion to their
-  exact weights (card-set counts in concrete mode, 1 in isomorphic mode), the view count below
-  the new hand is exact; the sum is extrapolated as total weight x sample mean, with the 95%
-  half-width 1.96 x total weight x sample standard deviation / sqrt(sample size). The TreeSize
-  and the printout mark such figures as estimates.
+  In concrete mode the counts matter, and with a redeal they also depend on p's set-aside hand
+  (~14,000 (old hand, new hand) classes in the default game). There the view count below a
+  play-phase node is computed once per (machine key, p's remaining hand) as a polynomial in the
+  unseen counts u: each opponent play of rank r multiplies by u_r at that moment, so
+  V(u) = sum_k c_k prod_r u_r (u_r - 1) ... (u_r - k_r + 1) over the rank counts k the opponent
+  plays below, with coefficients c_k independent of u; each root evaluates it at its own u.
 """
 from __future__ import annotations
 
@@ -43,7 +40,6 @@ import dataclasses
 import json
 import math
 import os
-import random
 import sys
 import tempfile
 import time
@@ -54,7 +50,7 @@ from tqdm import tqdm
 
 import games  # noqa: F401  (registers the games)
 from games import cards
-from games.le_truc import AGREE, ASK_REDEAL, LeTrucGame, Phase, PublicState, SUITS_PER_RANK
+from games.le_truc import AGREE, LeTrucGame, Phase, PublicState, SUITS_PER_RANK
 
 LE_TRUC = "python_le_truc"
 DEFAULT_GAMES = (
@@ -66,11 +62,6 @@ ALL_EXTRA_GAMES = (
     "python_le_truc",
     "python_le_truc(isomorphic=true)",
 )
-INFOSET_MODES = ("exact", "estimate", "auto")
-# "auto" estimates concrete games whose redeal gives more (old hand, new hand) classes than this.
-MAX_EXACT_VIEW_ROOTS = 2000
-DEFAULT_SAMPLE_SIZE = 200
-Z_95 = 1.96
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,8 +69,6 @@ class TreeSize:
     """Sizes of one game's history tree; every count is an exact Python int.
 
     `infosets` holds the information-state counts of players 0 and 1 (None: not counted).
-    When `infosets_estimated` is true they are sample estimates and `infosets_error` holds the
-    half-widths of their 95% intervals; otherwise they are exact and the error is (0, 0).
     """
 
     game: str
@@ -88,8 +77,6 @@ class TreeSize:
     decision_nodes: int
     chance_nodes: int
     infosets: tuple[int, int] | None
-    infosets_estimated: bool = False
-    infosets_error: tuple[int, int] = (0, 0)
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -166,6 +153,7 @@ class _HandCodes:
         self.num_ranks = num_ranks
         self._moves = {}
         self._caps = {}
+        self._digits = {}
 
     def moves(self, code: int) -> tuple:
         """(rank, count, code with one card of that rank removed) for every rank present."""
@@ -174,6 +162,14 @@ class _HandCodes:
             found = self._moves[code] = tuple(
                 (rank, code // _DIGIT ** rank % _DIGIT, code - _DIGIT ** rank)
                 for rank in range(self.num_ranks) if code // _DIGIT ** rank % _DIGIT)
+        return found
+
+    def digits(self, code: int) -> tuple:
+        """The rank counts of a code."""
+        found = self._digits.get(code)
+        if found is None:
+            found = self._digits[code] = tuple(
+                code // _DIGIT ** rank % _DIGIT for rank in range(self.num_ranks))
         return found
 
     def capped(self, code: int, limit: int) -> int:
@@ -398,16 +394,13 @@ def _binomial_table(n: int) -> np.ndarray:
 
 # --- Le Truc: information states --------------------------------------------------------------
 class _ViewCounter(_LeTrucCounter):
-    """Decision points of one player in his view tree (= his information states), memoised.
+    """Decision points of one player in his view tree (= his information states), memoised."""
 
-    With `skip_redeals` the subtrees below redeal deals count 0 (they are estimated apart).
-    """
-
-    def __init__(self, rules, player: int, progress: bool, skip_redeals: bool = False):
+    def __init__(self, rules, player: int, progress: bool):
         super().__init__(rules, progress)
         self.player = player
-        self.skip_redeals = skip_redeals
         self.play_memo = {}
+        self.polynomials = {}
 
     def node(self, public: PublicState, hand: int | None, unseen: tuple) -> int:
         """View count below a node; `unseen`: rank counts p has not seen (deck minus his hands
@@ -429,8 +422,6 @@ class _ViewCounter(_LeTrucCounter):
 
     def deal(self, public: PublicState, unseen: tuple) -> int:
         """Both hands dealt: p's hand branches (sets or classes), the opponent's is invisible."""
-        if self.skip_redeals and public.redeals > 0:
-            return 0
         key = (public.key(), unseen)
         found = self.memo.get(key)
         if found is None:
@@ -445,120 +436,95 @@ class _ViewCounter(_LeTrucCounter):
 
     def play(self, node: int, hand: int, unseen: int) -> int:
         """View count below a play-phase node (hand and unseen encoded)."""
-        graph, codes, player = self.graph, self.codes, self.player
         if self.isomorphic:  # only whether a rank is unseen matters: cap at the cards to come
-            unseen = codes.capped(unseen, graph.cards_left[node][1 - player])
+            limit = self.graph.cards_left[node][1 - self.player]
+            return self._capped_play(node, hand, self.codes.capped(unseen, limit))
+        key = (node, hand, unseen)
+        found = self.play_memo.get(key)
+        if found is None:
+            found = self.play_memo[key] = self._evaluate(self._polynomial(node, hand), unseen)
+        return found
+
+    def _capped_play(self, node: int, hand: int, unseen: int) -> int:
+        """Isomorphic view count: opponent plays branch once per rank still unseen."""
         key = (node, hand, unseen)
         found = self.play_memo.get(key)
         if found is not None:
             return found
-        if graph.over[node]:
-            self.play_memo[key] = 0
-            return 0
-        found = int(graph.to_act[node] == player)
-        for child in graph.bets(node):
+        graph, player = self.graph, self.player
+        found = 0 if graph.over[node] else int(graph.to_act[node] == player)
+        for child in () if graph.over[node] else graph.bets(node):
             found += self.play(child, hand, unseen)
         card_player = graph.card_player[node]
         if card_player == player:
-            for rank, count, rest in codes.moves(hand):
-                weight = 1 if self.isomorphic else count
-                found += weight * self.play(graph.card(node, rank), rest, unseen)
+            for rank, _, rest in self.codes.moves(hand):
+                found += self.play(graph.card(node, rank), rest, unseen)
         elif card_player >= 0:
-            for rank, count, rest in codes.moves(unseen):
-                weight = 1 if self.isomorphic else count
-                found += weight * self.play(graph.card(node, rank), hand, rest)
+            for rank, _, rest in self.codes.moves(unseen):
+                found += self.play(graph.card(node, rank), hand, rest)
         self.play_memo[key] = found
         return found
 
+    def _polynomial(self, node: int, hand: int) -> dict:
+        """Concrete view count below a play-phase node as a polynomial in the unseen counts u.
 
-def _redeal_view_roots(counter: _ViewCounter) -> list[tuple[int, tuple, tuple]]:
-    """(weight, new hand, unseen after it) for every (old hand, new hand) pair of p."""
-    full = counter.full_deck
-    roots = []
-    for old in counter.classes:
-        left = _subtract(full, old)
-        for new in counter.classes:
-            if _fits(new, left):
-                weight = counter.class_weight(old, full) * counter.class_weight(new, left)
-                roots.append((weight, new, _subtract(left, new)))
-    return roots
+        {k: c_k} with V(u) = sum_k c_k prod_r u_r (u_r - 1) ... (u_r - k_r + 1), k the encoded
+        rank counts the opponent plays below: each opponent play of rank r multiplies by the
+        unseen count of r at that moment, so the tree shape does not depend on u.
+        """
+        key = (node, hand)
+        found = self.polynomials.get(key)
+        if found is not None:
+            return found
+        graph, player = self.graph, self.player
+        found = {}
+        if not graph.over[node]:
+            if graph.to_act[node] == player:
+                found[0] = 1
+            for child in graph.bets(node):
+                _accumulate(found, self._polynomial(child, hand), 1, 0)
+            card_player = graph.card_player[node]
+            if card_player == player:
+                for rank, count, rest in self.codes.moves(hand):
+                    _accumulate(found, self._polynomial(graph.card(node, rank), rest), count, 0)
+            elif card_player >= 0:
+                for rank in range(self.rules.deck.num_ranks):
+                    _accumulate(found, self._polynomial(graph.card(node, rank), hand), 1,
+                                _DIGIT ** rank)
+        self.polynomials[key] = found
+        return found
 
-
-def _agreed_redeal_play_start(rules) -> PublicState:
-    """The machine after the first redeal was agreed and the new hands dealt."""
-    public = PublicState(rules)
-    public.hands_dealt()
-    for action in (ASK_REDEAL, AGREE):
-        public.apply(action)
-    return _after_deal(public)
-
-
-def _estimated_infosets(rules, player: int, sample_size: int, seed: int,
-                        progress: bool) -> tuple[int, int]:
-    """(estimate, 95% half-width) of p's information states with one possible redeal."""
-    if rules.max_redeals < 1 or rules.redeal_possible(1):
-        raise ValueError("infosets='estimate' needs a game where exactly one redeal is possible "
-                         f"(max_redeals={rules.max_redeals})")
-    counter = _ViewCounter(rules, player, progress, skip_redeals=True)
-    exact_part = counter.node(PublicState(rules), None, counter.full_deck)
-    roots = _redeal_view_roots(counter)
-    total_weight = sum(weight for weight, _, _ in roots)
-    sample = random.Random(seed).choices(roots, weights=[w for w, _, _ in roots], k=sample_size)
-    start = _agreed_redeal_play_start(rules)
-    values = [counter.node(start, _encode(new), unseen)
-              for _, new, unseen in _progress(sample, f"sampled views p{player}", progress)]
-    mean = sum(values) / len(values)
-    spread = math.sqrt(sum((v - mean) ** 2 for v in values) / max(len(values) - 1, 1))
-    estimate = exact_part + round(total_weight * mean)
-    return estimate, round(Z_95 * total_weight * spread / math.sqrt(len(values)))
+    def _evaluate(self, polynomial: dict, unseen: int) -> int:
+        counts = self.codes.digits(unseen)
+        return sum(coefficient * math.prod(math.perm(u, k) for u, k in
+                                           zip(counts, self.codes.digits(power)) if k)
+                   for power, coefficient in polynomial.items())
 
 
-def _should_estimate(rules, infosets: str) -> bool:
-    """"estimate", or "auto" in concrete mode with one possible redeal and too many (old hand,
-    new hand) classes for exact counting (isomorphic mode caps unseen counts: always exact)."""
-    if infosets != "auto":
-        return infosets == "estimate"
-    if rules.isomorphic or not rules.redeal_possible(0) or rules.redeal_possible(1):
-        return False
-    full = (SUITS_PER_RANK,) * rules.deck.num_ranks
-    classes = [cards.rank_counts(h, rules.deck.num_ranks) for h in rules.hand_classes]
-    pairs = sum(_fits(new, _subtract(full, old)) for old in classes for new in classes)
-    return pairs > MAX_EXACT_VIEW_ROOTS
+def _accumulate(target: dict, source: dict, weight: int, shift: int) -> None:
+    """target += weight * source with every power shifted by `shift` (an encoded rank)."""
+    for power, coefficient in source.items():
+        target[power + shift] = target.get(power + shift, 0) + weight * coefficient
 
 
 # --- Le Truc: entry point ---------------------------------------------------------------------
-def le_truc_sizes(game: pyspiel.Game, infosets: bool | str = True, *,
-                  sample_size: int = DEFAULT_SAMPLE_SIZE, seed: int = 0,
-                  progress: bool = False) -> TreeSize:
+def le_truc_sizes(game: pyspiel.Game, infosets: bool = True, progress: bool = False) -> TreeSize:
     """Exact tree sizes of a `python_le_truc` game by dynamic programming (module docstring).
 
-    infosets: True or "auto" (exact, except estimated in concrete mode where one redeal gives
-    more than MAX_EXACT_VIEW_ROOTS (old hand, new hand) classes), "exact", "estimate" (needs
-    exactly one possible redeal), or False (not counted). `sample_size` and `seed` drive the
-    estimate; `progress` shows tqdm bars on stderr for steps longer than two seconds.
+    `infosets=False` skips the information states; `progress` shows tqdm bars on stderr for
+    steps longer than two seconds.
     """
     if not isinstance(game, LeTrucGame):
         raise ValueError(f"le_truc_sizes needs a {LE_TRUC} game, got {game}")
-    mode = "auto" if infosets is True else ("none" if infosets is False else infosets)
-    if mode not in INFOSET_MODES + ("none",):
-        raise ValueError(f"infosets={infosets!r} is not allowed: True, False or one of "
-                         f"{', '.join(INFOSET_MODES)}")
     rules = game.rules
     counter = _HistoryCounter(rules, progress)
     histories, terminals, decisions, chance = counter.node(
         PublicState(rules), None, counter.full_deck)
-    size = TreeSize(str(game), histories, terminals, decisions, chance, None)
-    if mode == "none":
-        return size
-    if _should_estimate(rules, mode):
-        results = [_estimated_infosets(rules, player, sample_size, seed + player, progress)
-                   for player in range(2)]
-        return dataclasses.replace(size, infosets=tuple(value for value, _ in results),
-                                   infosets_estimated=True,
-                                   infosets_error=tuple(error for _, error in results))
-    counts = tuple(_ViewCounter(rules, player, progress).node(
-        PublicState(rules), None, counter.full_deck) for player in range(2))
-    return dataclasses.replace(size, infosets=counts)
+    counts = None
+    if infosets:
+        counts = tuple(_ViewCounter(rules, player, progress).node(
+            PublicState(rules), None, counter.full_deck) for player in range(2))
+    return TreeSize(str(game), histories, terminals, decisions, chance, counts)
 
 
 # --- command line -----------------------------------------------------------------------------
@@ -568,18 +534,14 @@ def add_parser(subparsers) -> None:
         "sizes", help="count histories, terminals, decision and chance nodes, information states",
         description="Exact game-tree sizes. python_le_truc games are counted by dynamic "
         "programming over the public-state machine; any other game by brute-force traversal "
-        "(small games only). Information states of the default-size concrete Le Truc with a "
-        "redeal are estimated from a sample and marked as such.")
+        "(small games only).")
     parser.add_argument("games", nargs="*", metavar="GAME",
                         help="OpenSpiel game strings (default: " + ", ".join(DEFAULT_GAMES) + ")")
     parser.add_argument("--all", action="store_true",
                         help="also the default-size games with the redeal: "
                         + ", ".join(ALL_EXTRA_GAMES))
-    parser.add_argument("--infosets", choices=INFOSET_MODES + ("none",), default="auto",
-                        help="how Le Truc information states are counted (default: auto)")
-    parser.add_argument("--sample-size", type=int, default=DEFAULT_SAMPLE_SIZE,
-                        help="(old, new) hand classes sampled per player for an estimate")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the estimate's sample")
+    parser.add_argument("--no-infosets", action="store_true",
+                        help="skip counting information states (Le Truc only)")
     parser.add_argument("--json", metavar="PATH", help="also write the table as JSON here")
     parser.set_defaults(func=run)
 
@@ -589,8 +551,6 @@ def run(args) -> int:
     game_strings = list(args.games) or list(DEFAULT_GAMES)
     if args.all:
         game_strings += [name for name in ALL_EXTRA_GAMES if name not in game_strings]
-    if args.sample_size < 2:
-        raise ValueError(f"--sample-size={args.sample_size} is not allowed: at least 2")
     loaded = [pyspiel.load_game(name) for name in game_strings]  # bad strings fail first
     print(" | ".join(_COLUMNS), flush=True)
     rows = []
@@ -607,9 +567,7 @@ def run(args) -> int:
 
 def _measure(game: pyspiel.Game, args) -> TreeSize:
     if game.get_type().short_name == LE_TRUC:
-        infosets = False if args.infosets == "none" else args.infosets
-        return le_truc_sizes(game, infosets, sample_size=args.sample_size, seed=args.seed,
-                             progress=sys.stderr.isatty())
+        return le_truc_sizes(game, not args.no_infosets, progress=sys.stderr.isatty())
     return count_by_traversal(game)
 
 
@@ -618,11 +576,7 @@ _COLUMNS = ("game", "histories", "terminals", "decision nodes", "chance nodes",
 
 
 def _infoset_cell(size: TreeSize, player: int) -> str:
-    if size.infosets is None:
-        return "-"
-    if size.infosets_estimated:
-        return f"~{size.infosets[player]:,} ±{size.infosets_error[player]:,} (estimate)"
-    return f"{size.infosets[player]:,}"
+    return "-" if size.infosets is None else f"{size.infosets[player]:,}"
 
 
 def _table_row(name: str, size: TreeSize, seconds: float) -> str:

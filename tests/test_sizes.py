@@ -1,4 +1,4 @@
-"""Tree sizes: brute force against known sizes, Le Truc's dynamic programming against brute force."""
+"""Tree sizes: brute force against known sizes, Le Truc's dynamic programming against it."""
 from __future__ import annotations
 
 import json
@@ -30,7 +30,6 @@ def test_traversal_counts_kuhn_poker():
     assert (size.histories, size.terminals, size.decision_nodes, size.chance_nodes) == (
         58, 30, 24, 4)
     assert size.infosets == (6, 6)
-    assert not size.infosets_estimated
 
 
 def test_traversal_matches_openspiel_state_enumeration():
@@ -50,38 +49,15 @@ def test_le_truc_dynamic_programming_equals_traversal(game_string):
     assert sizes.le_truc_sizes(game, "exact") == sizes.count_by_traversal(game)
 
 
-def test_auto_counts_small_games_exactly():
+def test_infosets_can_be_skipped():
     game = pyspiel.load_game("python_le_truc(num_ranks=2,hand_size=1)")
-    assert sizes.le_truc_sizes(game) == sizes.le_truc_sizes(game, "exact")
-    counts_only = sizes.le_truc_sizes(game, False)
+    counts_only = sizes.le_truc_sizes(game, infosets=False)
     assert counts_only.infosets is None and counts_only.histories == 70401
 
 
-@pytest.mark.parametrize("isomorphic", ["false", "true"])
-def test_estimate_brackets_the_exact_count(isomorphic):
-    game = pyspiel.load_game(f"python_le_truc(num_ranks=3,hand_size=2,isomorphic={isomorphic})")
-    exact = sizes.le_truc_sizes(game, "exact")
-    estimate = sizes.le_truc_sizes(game, "estimate", sample_size=400, seed=3)
-    assert estimate.infosets_estimated and not exact.infosets_estimated
-    assert estimate.histories == exact.histories
-    for player in range(2):
-        error = estimate.infosets_error[player]
-        assert 0 < error < exact.infosets[player] / 5
-        assert abs(estimate.infosets[player] - exact.infosets[player]) <= 2 * error
-    assert sizes.le_truc_sizes(game, "estimate", sample_size=400, seed=3) == estimate
-
-
-def test_estimate_needs_exactly_one_redeal():
-    game = pyspiel.load_game("python_le_truc(num_ranks=2,hand_size=1,max_redeals=0)")
-    with pytest.raises(ValueError, match="exactly one redeal"):
-        sizes.le_truc_sizes(game, "estimate")
-
-
-def test_le_truc_sizes_rejects_other_games_and_modes():
+def test_le_truc_sizes_rejects_other_games():
     with pytest.raises(ValueError, match="python_le_truc"):
         sizes.le_truc_sizes(pyspiel.load_game("kuhn_poker"))
-    with pytest.raises(ValueError, match="infosets="):
-        sizes.le_truc_sizes(pyspiel.load_game("python_le_truc(num_ranks=2,hand_size=1)"), "all")
 
 
 @pytest.fixture
@@ -102,7 +78,6 @@ def test_cli_prints_table_and_writes_json(run_cli, tmp_path, capsys):
     rows = json.loads(path.read_text())["sizes"]
     assert [row["game_string"] for row in rows] == [game_string, "kuhn_poker"]
     assert rows[0]["histories"] == 70401 and rows[0]["infosets"] == [512, 3288]
-    assert rows[0]["infosets_estimated"] is False
     assert [p.name for p in path.parent.iterdir()] == ["sizes.json"]
 
 
