@@ -599,6 +599,7 @@ def _write_json_atomically(path: str, payload: dict) -> None:
         with os.fdopen(handle, "w") as stream:
             json.dump(payload, stream, indent=2)
             stream.write("\n")
+        os.chmod(temporary, 0o644)  # mkstemp creates 0600; results are shared files
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)
