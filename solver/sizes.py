@@ -135,10 +135,12 @@ def _after_deal(public: PublicState) -> PublicState:
     return after
 
 
+_PLAY_KEY_FIELDS = tuple(name for name in PublicState.__slots__ if name not in ("rules", "redeals"))
+
+
 def _play_key(public: PublicState) -> tuple:
     """Machine key of a play-phase state; the redeal count no longer matters there."""
-    key = public.key()
-    return key[:1] + key[2:]
+    return tuple(getattr(public, name) for name in _PLAY_KEY_FIELDS)
 
 
 def _progress(items, description: str, enabled: bool):
