@@ -109,6 +109,7 @@ class Parser:
     """Parses information state strings of one Le Truc game (public replays memoized)."""
 
     def __init__(self, game: pyspiel.Game):
+        """A parser for `game` (a Le Truc game object)."""
         self.rules = game.rules
         self.memo: dict[tuple[str, ...], tuple] = {}
 

@@ -37,6 +37,7 @@ def add_parser(subparsers) -> None:
 
 # --- solve -----------------------------------------------------------------------------------
 def _add_solve(subparsers) -> None:
+    """The `solve` subcommand's parser."""
     parser = subparsers.add_parser(
         "solve", help="compute a near-equilibrium strategy and save it",
         description="Solve a two-player zero-sum game with a CFR variant. Writes "
@@ -115,6 +116,7 @@ class Checkpointer:
 
     def __init__(self, directory: pathlib.Path, curve: list, settings: dict, every: int,
                  seconds: float):
+        """Write into `directory`; `curve` is the run's (growing) list of evaluations."""
         self.directory, self.curve, self.settings = directory, curve, settings
         self.every, self.seconds = every, seconds
         self.last_write = time.monotonic()
@@ -127,9 +129,11 @@ class Checkpointer:
             self.write(state)
 
     def write(self, state) -> None:
-        """Write `state` and the curve so far now."""
+        """Write `state` and the curve so far now; the directory's old summary goes (the
+        directory holds an unfinished run until the new summary is written)."""
         curve = [row for row in self.curve if row[0] <= state.iteration]
         results.save_checkpoint(self.directory, state, curve, self.settings)
+        results.mark_unfinished(self.directory)
         self.last_write = time.monotonic()
 
 
@@ -137,7 +141,8 @@ class ProgressBar:
     """tqdm bar over iterations (or seconds) with the exploitability and an ETA."""
 
     def __init__(self, args, start_iteration: int, start_seconds: float, enabled: bool):
-        self.iterations, self.target = args.iterations, args.target
+        """A bar in iterations, or in seconds when only a time limit is given."""
+        self.target = args.target
         self.by_time = args.iterations is None and args.time_limit is not None
         total = args.time_limit if self.by_time else args.iterations
         initial = start_seconds if self.by_time else start_iteration
@@ -201,6 +206,7 @@ def run_solve(args) -> int:
                       not args.quiet)
 
     def on_progress(iteration: int, seconds: float, exploitability: float) -> None:
+        """Record the evaluation and move the bar."""
         curve.append((iteration, seconds, exploitability))
         bar.update(iteration, seconds, exploitability)
 
@@ -247,6 +253,7 @@ def format_solve_summary(summary: dict, directory: pathlib.Path) -> str:
 
 # --- exploit ---------------------------------------------------------------------------------
 def _add_exploit(subparsers) -> None:
+    """The `exploit` subcommand's parser."""
     parser = subparsers.add_parser(
         "exploit", help="recompute a saved strategy's exploitability exactly",
         description="Load RESULT/strategy.npz and compute its exploitability (NashConv / 2, "
@@ -271,6 +278,7 @@ def run_exploit(args) -> int:
 
 # --- show ------------------------------------------------------------------------------------
 def _add_show(subparsers) -> None:
+    """The `show` subcommand's parser."""
     parser = subparsers.add_parser(
         "show", help="print the strategy at one decision in words",
         description="Print the saved strategy at the information states matching --infostate: "
@@ -325,6 +333,7 @@ CHART_KINDS = ("curve", "strategy", "bluff", "tables", "all")
 
 
 def _add_chart(subparsers) -> None:
+    """The `chart` subcommand's parser."""
     parser = subparsers.add_parser(
         "chart", help="draw exploitability curves, strategy grids, the bluffing chart, tables",
         description="Charts (PNG and SVG) and tables (CSV and Markdown) from saved results. "

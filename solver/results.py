@@ -87,10 +87,10 @@ def atomic_write_bytes(path: pathlib.Path, data: bytes) -> None:
     os.replace(temporary, path)
 
 
-def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
-    """`np.savez` of `arrays` into memory."""
+def _npz_bytes(arrays: dict[str, np.ndarray], compressed: bool = False) -> bytes:
+    """`np.savez` (or `np.savez_compressed`) of `arrays` into memory."""
     buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
+    (np.savez_compressed if compressed else np.savez)(buffer, **arrays)
     return buffer.getvalue()
 
 
@@ -181,10 +181,16 @@ def build_summary(result, game_string: str, run: dict) -> dict:
 def save_result(directory: pathlib.Path, policy: AveragePolicy, curve, summary: dict) -> None:
     """Write strategy.npz, curve.csv and summary.json (summary last: it marks completeness)."""
     directory = pathlib.Path(directory)
-    atomic_write_bytes(directory / STRATEGY_FILE, _npz_bytes(policy.to_arrays()))
+    strategy = _npz_bytes(policy.to_arrays(), compressed=True)  # strings: 50x smaller
+    atomic_write_bytes(directory / STRATEGY_FILE, strategy)
     atomic_write_bytes(directory / CURVE_FILE, curve_csv(curve).encode())
     text = json.dumps(summary, indent=2, sort_keys=False) + "\n"
     atomic_write_bytes(directory / SUMMARY_FILE, text.encode())
+
+
+def mark_unfinished(directory: pathlib.Path) -> None:
+    """Remove a previous run's summary.json: a directory without one is not a finished solve."""
+    (pathlib.Path(directory) / SUMMARY_FILE).unlink(missing_ok=True)
 
 
 def read_summary(directory: pathlib.Path) -> dict:

@@ -51,6 +51,25 @@ def run_cli(capsys, *argv) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
+def test_bad_solve_keeps_the_previous_result(small_result, tmp_path, capsys):
+    other = tmp_path / "other"
+    shutil.copytree(small_result, other)
+    assert_one_line_error(capsys, ["solve", SMALL_LE_TRUC, "--iterations", "-5", "--quiet",
+                                   "--out", other], "iterations must be >= 0")
+    assert results.read_summary(other) == results.read_summary(small_result)
+
+
+def test_a_new_checkpoint_marks_the_directory_unfinished(small_result, tmp_path):
+    from solver.commands import Checkpointer
+    other = tmp_path / "other"
+    shutil.copytree(small_result, other)
+    state = results.load_checkpoint(other, str(load_game(SMALL_LE_TRUC)), {}).state
+    Checkpointer(other, [], {"algorithm": "dcfr"}, every=1, seconds=60.0).write(state)
+    assert not (other / "summary.json").exists()
+    with pytest.raises(results.ResultError, match="is .* a finished solve"):
+        results.load_result(other)
+
+
 def test_solve_writes_strategy_curve_and_summary(small_result):
     for name in ("strategy.npz", "curve.csv", "summary.json", "checkpoint.npz"):
         assert (small_result / name).is_file()
@@ -78,8 +97,10 @@ def test_summary_exploitability_equals_recomputation(small_result, capsys):
     assert f"{recomputed:.9g} points per hand (recomputed)" in out
 
 
-def test_saved_strategy_matches_openspiel_tabular_policy(small_result):
-    saved = results.load_result(small_result)
+def test_saved_strategy_matches_openspiel_tabular_policy(tmp_path, capsys, tree_cache):
+    assert run_cli(capsys, "solve", OTHER_LE_TRUC, "--iterations", "50", "--quiet",
+                   "--out", tmp_path)[0] == 0
+    saved = results.load_result(tmp_path)
     game = load_game(saved.game_string)
     tabular = saved.policy.to_tabular(game)
     from open_spiel.python.algorithms import exploitability as openspiel_exploitability
