@@ -17,6 +17,7 @@ import pathlib
 import matplotlib
 
 matplotlib.use("Agg")
+matplotlib.rcParams["svg.hashsalt"] = "tricksolver"  # stable SVG ids: reruns give equal files
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pyspiel  # noqa: E402
@@ -52,7 +53,8 @@ def _save(figure, out: pathlib.Path, stem: str) -> list[pathlib.Path]:
     paths = []
     for extension in FORMATS:
         path = out / f"{stem}.{extension}"
-        figure.savefig(path, dpi=150, bbox_inches="tight")
+        figure.savefig(path, dpi=150, bbox_inches="tight", metadata={"Date": None}
+                       if extension == "svg" else None)
         paths.append(path)
     plt.close(figure)
     return paths
@@ -258,10 +260,19 @@ def write_charts(saved: list[SavedResult], out: pathlib.Path, kind: str) -> list
     result = analysis.analyze(game, saved[0].policy)
     title = chart_title(saved[0], game)
     if kind in ("strategy", "all"):
+        _remove_old(out, "strategy-*")
         for table in reached_contexts(result):
             paths += plot_strategy_grid(table, title, out)
     if kind in ("bluff", "all"):
         paths += plot_bluffing(result, title, out)
     if kind in ("tables", "all"):
+        _remove_old(out / "tables", "strategy-*")
         paths += write_tables(result, title, out / "tables")
     return paths
+
+
+def _remove_old(directory: pathlib.Path, pattern: str) -> None:
+    """Delete earlier per-context outputs (the set of contexts drawn can change)."""
+    for extension in FORMATS + ("csv", "md"):
+        for path in directory.glob(f"{pattern}.{extension}"):
+            path.unlink()

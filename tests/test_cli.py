@@ -140,6 +140,10 @@ def test_chart_writes_charts_and_tables(small_result, tmp_path, capsys):
         total = sum(float(v) for k, v in row.items() if k.endswith(" %") and k != "reached %"
                     and "equity" not in k and v != "-")
         assert total == pytest.approx(100.0, abs=0.3)
+    (out / "strategy-answer_raise_99.png").write_bytes(b"stale")
+    (out / "tables" / "strategy-answer_raise_99.md").write_text("stale")
+    assert run_cli(capsys, "chart", small_result, "--out", out, "--kind", "all")[0] == 0
+    assert not list(out.glob("**/strategy-answer_raise_99.*"))
     markdown = (out / "tables" / "strategy-open.md").read_text()
     assert "| hand | reached % | EV |" in markdown
     assert str(out / "bluffing.png") in printed
