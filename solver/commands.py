@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import difflib
 import math
 import pathlib
 import sys
 import time
 
+import pyspiel
 from tqdm import tqdm
 
 from solver import results
@@ -93,6 +95,50 @@ def game_string_from(name: str, params: list[str]) -> str:
     if not merged:
         return base
     return base + "(" + ",".join(f"{k}={v}" for k, v in merged.items()) + ")"
+
+
+def load_game_checked(game_string: str) -> pyspiel.Game:
+    """`load_game`, after checking the name and parameters here: OpenSpiel's C++ side prints
+    its own multi-line message to stderr before raising, which a one-line error must avoid."""
+    import games  # noqa: F401  (registers the python_* games)
+
+    name, _, inner = game_string.partition("(")
+    game_type = {t.short_name: t for t in pyspiel.registered_games()}.get(name)
+    if game_type is None:
+        close = difflib.get_close_matches(name, pyspiel.registered_names(), n=3)
+        hint = f"did you mean {' or '.join(close)}?" if close else "Le Truc is python_le_truc"
+        raise ValueError(f"unknown game {name!r}; {hint}")
+    if inner and "(" not in inner:
+        spec = game_type.parameter_specification
+        for key, value in (_split_param(p) for p in inner.rstrip(")").split(",") if p):
+            _check_param(name, spec, key, value)
+    return load_game(game_string)
+
+
+def _check_param(game: str, spec: dict, key: str, value: str) -> None:
+    """ValueError unless `key` is a parameter of `game` and `value` parses as its type."""
+    if key not in spec:
+        raise ValueError(f"{game} has no parameter {key!r}; its parameters: {', '.join(spec)}")
+    default = spec[key]
+    if isinstance(default, bool):
+        ok, kind = value in ("true", "false", "True", "False"), "true or false"
+    elif isinstance(default, int):
+        ok, kind = value.lstrip("-").isdigit(), "a whole number"
+    elif isinstance(default, float):
+        ok, kind = _is_float(value), "a number"
+    else:
+        ok, kind = True, "text"
+    if not ok:
+        raise ValueError(f"{key}={value!r} is not allowed: {kind} (default {default!r})")
+
+
+def _is_float(text: str) -> bool:
+    """Whether `text` parses as a float."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _split_param(text: str) -> tuple[str, str]:
@@ -188,7 +234,7 @@ def _bar_format(bounded: bool, unit: str) -> str:
 
 def run_solve(args) -> int:
     """`tricksolver solve`."""
-    game = load_game(game_string_from(args.game, args.param))
+    game = load_game_checked(game_string_from(args.game, args.param))
     game_string = str(game)
     if args.iterations is None and args.target is None and args.time_limit is None:
         args.iterations = DEFAULT_ITERATIONS
@@ -267,7 +313,7 @@ def run_exploit(args) -> int:
     from solver.best_response import exploitability
 
     saved = results.load_result(args.result)
-    value = exploitability(load_game(saved.game_string), saved.policy)
+    value = exploitability(load_game_checked(saved.game_string), saved.policy)
     recorded = saved.summary.get("exploitability")
     print(f"game            {saved.game_string}")
     print(f"exploitability  {value:.9g} points per hand (recomputed)")
@@ -322,7 +368,7 @@ def run_show(args) -> int:
     if len(matches) > MAX_SHOWN:
         raise ValueError(f"{len(matches)} information states contain {args.infostate!r}; be more "
                          f"specific, e.g. {matches[0]!r}")
-    game = load_game(saved.game_string)
+    game = load_game_checked(saved.game_string)
     for name in matches:
         print(analysis.describe_decision(game, name, saved.policy.action_probabilities(name)))
     return 0
@@ -356,6 +402,8 @@ def run_chart(args) -> int:
     from solver import charts
 
     saved = [results.load_result(path) for path in args.results]
+    for result in saved:
+        load_game_checked(result.game_string)
     out = args.out if args.out is not None else saved[0].path / "charts"
     written = charts.write_charts(saved, out, args.kind)
     for path in written:

@@ -45,7 +45,8 @@ def small_result(tmp_path_factory, tree_cache):
 
 
 def run_cli(capsys, *argv) -> tuple[int, str, str]:
-    """Run `tricksolver argv` in-process; (exit code, stdout, stderr)."""
+    """Run `tricksolver argv` in-process; (exit code, stdout, stderr). Pass `capfd` to see
+    what C++ code writes to the file descriptors too."""
     code = cli.main([str(a) for a in argv])
     captured = capsys.readouterr()
     return code, captured.out, captured.err
@@ -171,19 +172,25 @@ def assert_one_line_error(capsys, argv, fragment: str) -> None:
     assert fragment in err
 
 
-def test_unknown_game(capsys, tree_cache):
-    assert_one_line_error(capsys, ["solve", "python_no_such_game", "--iterations", "1"],
-                          "python_no_such_game")
+def test_unknown_game(capfd, tree_cache):
+    assert_one_line_error(capfd, ["solve", "python_le_trucc", "--iterations", "1"],
+                          "unknown game 'python_le_trucc'; did you mean python_le_truc")
 
 
-def test_bad_parameter_value(capsys, tree_cache):
-    assert_one_line_error(capsys, ["solve", "python_le_truc", "-p", "num_ranks=99",
-                                   "--iterations", "1"], "num_ranks")
+@pytest.mark.parametrize("param,fragment", [
+    ("num_ranks=99", "num_ranks=99 is not allowed: 1..8"),
+    ("num_ranks=abc", "num_ranks='abc' is not allowed: a whole number"),
+    ("isomorphic=maybe", "isomorphic='maybe' is not allowed: true or false"),
+    ("stake_ladder=1:5:3", "stake_ladder='1:5:3' is not allowed"),
+])
+def test_bad_parameter_value(capfd, tree_cache, param, fragment):
+    assert_one_line_error(capfd, ["solve", "python_le_truc", "-p", param, "--iterations", "1"],
+                          fragment)
 
 
-def test_unknown_parameter_name(capsys, tree_cache):
-    assert_one_line_error(capsys, ["solve", "python_le_truc", "-p", "no_such_param=1",
-                                   "--iterations", "1"], "no_such_param")
+def test_unknown_parameter_name(capfd, tree_cache):
+    assert_one_line_error(capfd, ["solve", "python_le_truc", "-p", "no_such_param=1",
+                                   "--iterations", "1"], "has no parameter 'no_such_param'")
 
 
 def test_malformed_parameter(capsys, tree_cache):
