@@ -420,7 +420,10 @@ def _walk_distinct_subtrees(game: pyspiel.Game, roots: list) -> tuple[dict[str, 
         player[dag] = state.current_player()
         actions = tuple(state.legal_actions())
         action_lists[dag] = actions
-        child_lists[dag] = tuple(node_of(state.child(action)) for action in actions)
+        children = [node_of(state.child(action)) for action in actions[:-1]]
+        state.apply_action(actions[-1])  # the last child reuses the parent: one clone fewer
+        children.append(node_of(state))
+        child_lists[dag] = tuple(children)
     counts = np.fromiter(map(len, child_lists), dtype=np.int64, count=len(child_lists))
     dag = {
         "player": np.asarray(player, dtype=np.int8),
