@@ -32,6 +32,7 @@ class AveragePolicy:
     probabilities: np.ndarray
     tree: GameTree | None = None
     names: list[str] | None = None
+    _index: dict[str, int] | None = dataclasses.field(default=None, repr=False)
 
     @classmethod
     def on_tree(cls, tree: GameTree, probabilities: np.ndarray) -> "AveragePolicy":
@@ -56,8 +57,10 @@ class AveragePolicy:
 
     def action_probabilities(self, info_state: str) -> dict[int, float]:
         """{action: probability} at one information state string."""
-        names = self.info_state_strings()
-        index = {name: i for i, name in enumerate(names)}.get(info_state)
+        if self._index is None:
+            object.__setattr__(self, "_index", {name: i for i, name in
+                                                enumerate(self.info_state_strings())})
+        index = self._index.get(info_state)
         if index is None:
             raise KeyError(f"no information state {info_state!r} in this policy")
         start, end = self.action_start[index], self.action_start[index + 1]

@@ -119,6 +119,10 @@ def test_average_policy_round_trips_through_arrays():
     result = solver.solve(KUHN, "cfr+", iterations=20, progress=False, cache=False)
     restored = solver.AveragePolicy.from_arrays(result.average_policy.to_arrays())
     assert restored.to_dict() == result.average_policy.to_dict()
+    name = restored.info_state_strings()[-1]
+    assert restored.action_probabilities(name) == result.average_policy.to_dict()[name]
+    with pytest.raises(KeyError, match="no information state"):
+        restored.action_probabilities("not an information state")
     assert solver.exploitability(KUHN, restored) == pytest.approx(result.exploitability,
                                                                   abs=1e-12)
 
