@@ -210,7 +210,7 @@ class Phase(enum.IntEnum):
     OVER = 4
 
 
-class PublicState:
+class PublicState(tricks.PublicMachine):
     """LT-1..LT-9 over public information only.
 
     Card plays are ranks (`play`); whether a rank can be played is for the caller to decide
@@ -239,18 +239,6 @@ class PublicState:
         self.rest_agreed = False
         self.winner = -1  # scoring player, or tricks.ALL_TIED for a void hand
         self.points = 0
-
-    def clone(self) -> PublicState:
-        other = PublicState.__new__(PublicState)
-        for name in PublicState.__slots__:
-            setattr(other, name, getattr(self, name))
-        return other
-
-    __deepcopy__ = lambda self, memo: self.clone()  # OpenSpiel deep-copies states to clone them
-
-    def key(self) -> tuple:
-        """Everything that decides the future of the hand (and nothing else)."""
-        return tuple(getattr(self, name) for name in PublicState.__slots__[1:])
 
     # --- queries -----------------------------------------------------------------------------
     def is_over(self) -> bool:

@@ -14,6 +14,7 @@ Truc: the rank class; Truco: the vira-dependent scale with covered cards at 0).
   top card, i.e. in 2-player play the leader of the tied trick).
 * `hand_result`: LT-6 = TP-9, checked after every trick.
 * `Ladder`: the strictly increasing stake values (LT-7, TP-10).
+* `PublicMachine`: the base of each game's public-state machine (cheap clones, a memo key).
 """
 from __future__ import annotations
 
@@ -32,6 +33,29 @@ class Play:
     seat: int
     side: int
     strength: int
+
+
+class PublicMachine:
+    """Base of a game's public-state machine: slotted fields, cheap clones, a key of the future.
+
+    Subclasses list their fields in `__slots__`, the immutable rules object first.
+    """
+
+    __slots__ = ()
+
+    def clone(self):
+        other = object.__new__(type(self))
+        for name in type(self).__slots__:
+            setattr(other, name, getattr(self, name))
+        return other
+
+    def __deepcopy__(self, memo):
+        """OpenSpiel clones Python states by deep-copying them: copy the fields, share the rules."""
+        return self.clone()
+
+    def key(self) -> tuple:
+        """Everything that decides the future of the hand (every field but the rules)."""
+        return tuple(getattr(self, name) for name in type(self).__slots__[1:])
 
 
 def _top_plays(plays: Sequence[Play]) -> list[Play]:

@@ -290,7 +290,7 @@ class Phase(enum.IntEnum):
     OVER = 3
 
 
-class PublicState:
+class PublicState(tricks.PublicMachine):
     """TP-6..TP-12 over public information only.
 
     Card plays arrive as strengths (`play`; 0 = covered); which cards a seat can play is for the
@@ -317,18 +317,6 @@ class PublicState:
         self.covered_sides = ()  # sides that covered a card this round
         self.winner = -1  # scoring side, or tricks.ALL_TIED when nobody scores
         self.points = 0
-
-    def clone(self) -> PublicState:
-        other = PublicState.__new__(PublicState)
-        for name in PublicState.__slots__:
-            setattr(other, name, getattr(self, name))
-        return other
-
-    __deepcopy__ = lambda self, memo: self.clone()  # OpenSpiel deep-copies states to clone them
-
-    def key(self) -> tuple:
-        """Everything that decides the future of the hand (and nothing else)."""
-        return tuple(getattr(self, name) for name in PublicState.__slots__[1:])
 
     # --- queries -----------------------------------------------------------------------------
     def is_over(self) -> bool:
