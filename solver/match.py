@@ -93,7 +93,7 @@ def add_parser(subparsers):
     parser = subparsers.add_parser(
         "match", help="play two bots against each other on duplicate deals",
         description="Plays bot A against bot B; each deal twice with seats swapped. Prints bot "
-        "A's mean points per deal with a 95%% confidence interval.")
+        "A's mean points per deal with a 95% confidence interval.")
     parser.add_argument("game", help='game string, e.g. "python_two_ten_jack(hand_size=6)"')
     parser.add_argument("--bot", action="append", required=True, metavar="SPEC",
                         help="random, heuristic, ismcts or ismcts:SIMULATIONS; give it twice")
