@@ -50,11 +50,10 @@ from __future__ import annotations
 import enum
 import math
 
-import numpy as np
-
 import pyspiel
 
 from games import cards, tricks
+from games.observer import allocate_tensor
 
 # Player actions; card actions follow at CARD_ACTION_BASE + card (concrete) or + rank (isomorphic).
 KEEP, ASK_REDEAL, AGREE, DECLINE, RAISE, REST, ACCEPT, REFUSE, FOLD = range(9)
@@ -603,12 +602,7 @@ class LeTrucObserver:
                     ("rest_agreed", 1, (1,)),
                     ("to_play_card", NUM_PLAYERS, (NUM_PLAYERS,)),
                 ]
-        self.tensor = np.zeros(sum(size for _, size, _ in pieces), np.float32)
-        self.dict = {}
-        index = 0
-        for name, size, shape in pieces:
-            self.dict[name] = self.tensor[index:index + size].reshape(shape)
-            index += size
+        self.tensor, self.dict = allocate_tensor(pieces)
 
     def set_from(self, state: LeTrucState, player: int):
         """Fills the tensor with what `player` knows (or sees now) in `state`."""

@@ -77,11 +77,10 @@ from __future__ import annotations
 import enum
 import math
 
-import numpy as np
-
 import pyspiel
 
 from games import cards, tricks
+from games.observer import allocate_tensor
 
 # Player actions; card actions follow at CARD_ACTION_BASE (face up, then covered, then slots).
 # PLAY_LAST_COVERED covers a player's last card: one action, since the card is forced.
@@ -878,12 +877,7 @@ class TrucoObserver:
                 ("kind", 3, (3,)),  # normal, hand of eleven, iron hand
                 ("to_act", players, (players,)),
             ]
-        self.tensor = np.zeros(sum(size for _, size, _ in pieces), np.float32)
-        self.dict = {}
-        index = 0
-        for name, size, shape in pieces:
-            self.dict[name] = self.tensor[index:index + size].reshape(shape)
-            index += size
+        self.tensor, self.dict = allocate_tensor(pieces)
 
     def set_from(self, state: TrucoState, player: int):
         """Fills the tensor with what `player` knows (or sees now) in `state`."""

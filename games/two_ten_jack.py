@@ -50,11 +50,10 @@ import dataclasses
 import enum
 from functools import cached_property
 
-import numpy as np
-
 import pyspiel
 
 from games.cards import RANK_CHARS, SUIT_CHARS, Deck
+from games.observer import allocate_tensor
 
 _NUM_PLAYERS = 2
 _FULL_RANKS = ":".join(RANK_CHARS)
@@ -623,12 +622,7 @@ class TwoTenJackObserver:
             if self.public:
                 pieces += [("won", _NUM_PLAYERS * n, (_NUM_PLAYERS, n)), ("trick_lead", n, (n,)),
                            ("lead_as_spade", 1, (1,)), ("leader", _NUM_PLAYERS, (_NUM_PLAYERS,))]
-        self.tensor = np.zeros(sum(size for _, size, _ in pieces), np.float32)
-        self.dict = {}
-        index = 0
-        for name, size, shape in pieces:
-            self.dict[name] = self.tensor[index:index + size].reshape(shape)
-            index += size
+        self.tensor, self.dict = allocate_tensor(pieces)
 
     def set_from(self, state: TwoTenJackState, player: int):
         """Fills `tensor` for `player`'s view of `state`."""
