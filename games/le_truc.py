@@ -53,7 +53,7 @@ import math
 import pyspiel
 
 from games import cards, tricks
-from games.observer import allocate_tensor
+from games.observer import Observer, allocate_tensor
 
 # Player actions; card actions follow at CARD_ACTION_BASE + card (concrete) or + rank (isomorphic).
 KEEP, ASK_REDEAL, AGREE, DECLINE, RAISE, REST, ACCEPT, REFUSE, FOLD = range(9)
@@ -568,16 +568,12 @@ def isomorphic_action(rules: Rules, action: int) -> int:
     return CARD_ACTION_BASE + rules.deck.rank_index(action - CARD_ACTION_BASE)
 
 
-class LeTrucObserver:
+class LeTrucObserver(Observer):
     """Observer (PyObserver interface): information state (perfect recall) or observation."""
 
     def __init__(self, iig_obs_type, rules: Rules, params):
-        if params:
-            raise ValueError(f"observation parameters are not supported; passed {params}")
+        super().__init__(iig_obs_type, params)
         self.rules = rules
-        self.perfect_recall = iig_obs_type.perfect_recall
-        self.private = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
-        self.public = iig_obs_type.public_info
         items = rules.num_card_items
         num_actions = CARD_ACTION_BASE + items
         pieces = [("player", NUM_PLAYERS, (NUM_PLAYERS,))]

@@ -80,7 +80,7 @@ import math
 import pyspiel
 
 from games import cards, tricks
-from games.observer import allocate_tensor
+from games.observer import Observer, allocate_tensor
 
 # Player actions; card actions follow at CARD_ACTION_BASE (face up, then covered, then slots).
 # PLAY_LAST_COVERED covers a player's last card: one action, since the card is forced.
@@ -844,16 +844,12 @@ def isomorphic_action(state: TrucoState, action: int) -> int:
             + state.class_of(offset % rules.num_items))
 
 
-class TrucoObserver:
+class TrucoObserver(Observer):
     """Observer (PyObserver interface): information state (perfect recall) or observation."""
 
     def __init__(self, iig_obs_type, rules: Rules, params):
-        if params:
-            raise ValueError(f"observation parameters are not supported; passed {params}")
+        super().__init__(iig_obs_type, params)
         self.rules = rules
-        self.perfect_recall = iig_obs_type.perfect_recall
-        self.private = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
-        self.public = iig_obs_type.public_info
         players, items = rules.num_players, rules.num_items
         vira_items = rules.num_ranks if rules.isomorphic else rules.deck.num_cards
         pieces = [("player", players, (players,))]

@@ -53,7 +53,7 @@ from functools import cached_property
 import pyspiel
 
 from games.cards import RANK_CHARS, SUIT_CHARS, Deck
-from games.observer import allocate_tensor
+from games.observer import Observer, allocate_tensor
 
 _NUM_PLAYERS = 2
 _FULL_RANKS = ":".join(RANK_CHARS)
@@ -597,17 +597,13 @@ def _trick_string(rules: Rules, index: int, trick: Trick) -> str:
     return text
 
 
-class TwoTenJackObserver:
+class TwoTenJackObserver(Observer):
     """Information state (perfect recall) or observation of a player, as string and tensor."""
 
     def __init__(self, iig_obs_type, rules: Rules, params):
         """Allocates the tensor pieces that this observation type shows."""
-        if params:
-            raise ValueError(f"Observation parameters not supported; passed {params}")
+        super().__init__(iig_obs_type, params)
         self.rules = rules
-        self.perfect_recall = iig_obs_type.perfect_recall
-        self.private = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
-        self.public = iig_obs_type.public_info
         n, tricks = rules.num_cards, rules.num_tricks
         pieces = [("player", _NUM_PLAYERS, (_NUM_PLAYERS,))]
         if self.perfect_recall:
