@@ -63,44 +63,12 @@ def regret_matching(cumulative_regret, prediction, prediction_scale, infoset_act
 
 
 @njit(cache=True)
-def reach_pass(child_start, node_player, node_infoset, edge_prob, infoset_action_start, policy,
-               player, reach_own, reach_others, infoset_own_reach):
-    """Forward pass: `player`'s own reach and the others' (opponent x chance) reach per node.
-
-    Also stores each of `player`'s information states' own reach in `infoset_own_reach`.
-    (The CFR iteration uses the leaner `others_reach_pass` + `own_reach_pass`.)
-    """
-    reach_own[0] = 1.0
-    reach_others[0] = 1.0
-    for node in range(node_player.shape[0]):
-        actor = node_player[node]
-        if actor == TERMINAL:
-            continue
-        start = child_start[node]
-        end = child_start[node + 1]
-        own = reach_own[node]
-        others = reach_others[node]
-        if actor == CHANCE:
-            for child in range(start, end):
-                reach_own[child] = own
-                reach_others[child] = others * edge_prob[child]
-            continue
-        base = infoset_action_start[node_infoset[node]]
-        if actor == player:
-            infoset_own_reach[node_infoset[node]] = own
-            for child in range(start, end):
-                reach_own[child] = own * policy[base + child - start]
-                reach_others[child] = others
-        else:
-            for child in range(start, end):
-                reach_own[child] = own
-                reach_others[child] = others * policy[base + child - start]
-
-
-@njit(cache=True)
 def others_reach_pass(child_start, node_player, node_infoset, edge_prob, infoset_action_start,
                       policy, player, reach_others):
-    """Forward pass: the others' (opponent x chance) reach of every node, for `player`."""
+    """Forward pass: the others' (opponent x chance) reach of every node, for `player`.
+
+    With a `player` who never acts (e.g. -2) it is the total reach (chance x both players).
+    """
     reach_others[0] = 1.0
     for node in range(node_player.shape[0]):
         actor = node_player[node]

@@ -33,6 +33,7 @@ from solver import _kernels
 from solver.policy import AveragePolicy, policy_array
 from solver.tree import CHANCE, GameTree, compile_game
 
+NOBODY = -2  # a player id that never acts: others_reach_pass then gives the total reach
 CARD_POSITIONS = {1: ("Play",), 2: ("Play high", "Play low"),
                   3: ("Play high", "Play middle", "Play low")}
 BET_ACCEPTS = {"Raise": le_truc.ACCEPT, "Rest": le_truc.REST}
@@ -214,11 +215,9 @@ class NodeStats:
 
 def node_stats(tree: GameTree, policy: np.ndarray) -> NodeStats:
     """Reach, value and win probability of every node when both players follow `policy`."""
-    reach_own = np.empty(tree.num_nodes)
-    reach_others = np.empty(tree.num_nodes)
-    own_infoset = np.zeros(tree.num_infosets)
-    _kernels.reach_pass(tree.child_start, tree.node_player, tree.node_infoset, tree.edge_prob,
-                        tree.infoset_action_start, policy, 0, reach_own, reach_others, own_infoset)
+    reach = np.empty(tree.num_nodes)
+    _kernels.others_reach_pass(tree.child_start, tree.node_player, tree.node_infoset,
+                               tree.edge_prob, tree.infoset_action_start, policy, NOBODY, reach)
     value = np.empty(tree.num_nodes)
     _kernels.policy_value_pass(tree.child_start, tree.node_player, tree.node_infoset,
                                tree.edge_prob, tree.utility, tree.infoset_action_start, policy,
@@ -228,7 +227,7 @@ def node_stats(tree: GameTree, policy: np.ndarray) -> NodeStats:
     _kernels.policy_value_pass(tree.child_start, tree.node_player, tree.node_infoset,
                                tree.edge_prob, win_utility, tree.infoset_action_start, policy,
                                win)
-    return NodeStats(reach_own * reach_others, value, win)
+    return NodeStats(reach, value, win)
 
 
 def deal_values(game: pyspiel.Game, tree: GameTree, stats: NodeStats):
