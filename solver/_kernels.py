@@ -3,7 +3,8 @@
 Counterfactual regret minimization (Zinkevich, Johanson, Bowling & Piccione 2007) with
 alternating updates: one iteration updates player 0, then player 1 against player 0's new
 policy, exactly as OpenSpiel's `_CFRSolverBase(alternating_updates=True)`. Each player update is
-a forward reach pass (nodes in increasing order: parents before children) of the others' reach,
+a forward reach pass (over the internal nodes of a `solver.sweep.Sweep`, in increasing order:
+parents before children) of the others' reach,
 the player's own reach per information state along his previous information states, a backward
 value pass (children before parents; player 0's values, the zero-sum sign applied to regrets)
 that accumulates the instantaneous counterfactual regrets, and one update kernel over the
@@ -26,8 +27,8 @@ state lies in one band, and everything below a p-node lies in a deeper band, so 
 solved deepest first: sum the counterfactual action values of p's information states of the band,
 take the argmax, then evaluate the band's nodes bottom-up.
 
-All kernels mutate preallocated arrays and return nothing; shapes follow `GameTree`'s docstring,
-`policy` is float64 [num_infoset_actions].
+All kernels mutate preallocated arrays and return nothing; shapes follow `GameTree`'s and
+`Sweep`'s docstrings, `policy` is float64 [num_infoset_actions].
 """
 from __future__ import annotations
 
@@ -40,53 +41,20 @@ TERMINAL = -4
 
 
 @njit(cache=True)
-def regret_matching(cumulative_regret, prediction, prediction_scale, infoset_action_start,
-                    infoset, policy):
-    """Write into `policy` the regret-matching strategy of one information state.
-
-    Uses max(cumulative_regret + prediction_scale * prediction, 0); uniform when no action has
-    positive regret, as OpenSpiel's `_regret_matching`.
-    """
-    start = infoset_action_start[infoset]
-    end = infoset_action_start[infoset + 1]
-    total = 0.0
-    for a in range(start, end):
-        positive = cumulative_regret[a] + prediction_scale * prediction[a]
-        if positive > 0.0:
-            total += positive
-    for a in range(start, end):
-        positive = cumulative_regret[a] + prediction_scale * prediction[a]
-        if total > 0.0:
-            policy[a] = positive / total if positive > 0.0 else 0.0
-        else:
-            policy[a] = 1.0 / (end - start)
-
-
-@njit(cache=True)
-def others_reach_pass(child_start, node_player, node_infoset, edge_prob, infoset_action_start,
-                      policy, player, reach_others):
+def others_reach_pass(internal, child_start, actor, prob_base, prob, ones_base, player,
+                      reach_others):
     """Forward pass: the others' (opponent x chance) reach of every node, for `player`.
 
-    With a `player` who never acts (e.g. -2) it is the total reach (chance x both players).
+    Takes a `solver.sweep.Sweep`'s arrays; `player`'s own edges count as probability one. With
+    a `player` who never acts (e.g. -2) it is the total reach (chance x both players).
     """
     reach_others[0] = 1.0
-    for node in range(node_player.shape[0]):
-        actor = node_player[node]
-        if actor == TERMINAL:
-            continue
-        start = child_start[node]
-        end = child_start[node + 1]
-        others = reach_others[node]
-        if actor == CHANCE:
-            for child in range(start, end):
-                reach_others[child] = others * edge_prob[child]
-        elif actor == player:
-            for child in range(start, end):
-                reach_others[child] = others
-        else:
-            base = infoset_action_start[node_infoset[node]] - start
-            for child in range(start, end):
-                reach_others[child] = others * policy[base + child]
+    for i in range(internal.shape[0]):
+        start = child_start[i]
+        base = ones_base - start if actor[i] == player else prob_base[i]
+        reach = reach_others[internal[i]]
+        for child in range(start, child_start[i + 1]):
+            reach_others[child] = reach * prob[base + child]
 
 
 @njit(cache=True)
@@ -131,58 +99,54 @@ def infoset_parents(child_start, node_player, node_infoset, node_parent, infoset
 
 
 @njit(cache=True)
-def regret_value_pass(child_start, node_player, node_infoset, edge_prob, infoset_action_start,
-                      policy, player, reach_others, value, instant_regret):
+def regret_value_pass(internal, child_start, actor, prob_base, prob, player, reach_others,
+                      value, instant_regret):
     """Backward pass: player 0's expected value per node; adds `player`'s counterfactual regrets.
 
-    `value` must hold player 0's utility at terminal nodes (written once, never overwritten).
-    instant_regret[a] += reach_others(h) * (value_p(h.a) - value_p(h)) over `player`'s histories
-    h, with value_p = +/- value (zero-sum). Nodes the others reach with probability zero are
-    pruned (value 0): their value only enters sums with a zero factor, so regrets equal those
-    of the full pass.
+    Takes a `solver.sweep.Sweep`'s arrays. `value` must hold player 0's utility at terminal
+    nodes (written once, never overwritten). instant_regret[a] += reach_others(h) *
+    (value_p(h.a) - value_p(h)) over `player`'s histories h, with value_p = +/- value (zero-sum).
+    Nodes the others reach with probability zero are pruned (value 0): their value only enters
+    sums with a zero factor, so regrets equal those of the full pass.
     """
     sign = 1.0 if player == 0 else -1.0
-    for node in range(node_player.shape[0] - 1, -1, -1):
-        actor = node_player[node]
-        if actor == TERMINAL:
-            continue
+    for i in range(internal.shape[0] - 1, -1, -1):
+        node = internal[i]
         weight = reach_others[node]
         if weight == 0.0:
             value[node] = 0.0
             continue
-        start = child_start[node]
-        end = child_start[node + 1]
+        start = child_start[i]
+        end = child_start[i + 1]
+        base = prob_base[i]
         total = 0.0
-        if actor == CHANCE:
-            for child in range(start, end):
-                total += edge_prob[child] * value[child]
-            value[node] = total
-            continue
-        base = infoset_action_start[node_infoset[node]] - start
         for child in range(start, end):
-            total += policy[base + child] * value[child]
+            total += prob[base + child] * value[child]
         value[node] = total
-        if actor == player:
+        if actor[i] == player:
             weight *= sign
             for child in range(start, end):
                 instant_regret[base + child] += weight * (value[child] - total)
 
 
 @njit(cache=True)
-def update_player(player_infosets, infoset_action_start, instant_regret,
-                  cumulative_regret, cumulative_policy, current_policy, infoset_own_reach,
-                  positive_discount, negative_discount, floor_regret, policy_discount,
-                  policy_weight, predictive):
+def update_player(player_infosets, infoset_action_start, instant_regret, cumulative_regret,
+                  cumulative_policy, current_policy, infoset_own_reach, positive_discount,
+                  negative_discount, floor_regret, policy_discount, policy_weight, predictive):
     """The one update kernel of every variant, over one player's information states
-    (`player_infosets` int64, ascending).
+    (`player_infosets` int64, ascending), in one sweep of their actions.
 
-    Consumes `instant_regret` (reset to zero); with `predictive` it is first used as the
-    prediction of the next iteration's regret.
+    Consumes `instant_regret` (reset to zero); with `predictive` it is also the prediction of
+    the next iteration's regret. The new current policy is regret matching on
+    max(R + prediction, 0), uniform where no action is positive (as OpenSpiel's
+    `_regret_matching`).
     """
+    prediction_scale = 1.0 if predictive else 0.0
     for infoset in player_infosets:
         start = infoset_action_start[infoset]
         end = infoset_action_start[infoset + 1]
         reach = policy_weight * infoset_own_reach[infoset]
+        total = 0.0
         for a in range(start, end):
             regret = cumulative_regret[a]
             regret *= positive_discount if regret > 0.0 else negative_discount
@@ -191,10 +155,16 @@ def update_player(player_infosets, infoset_action_start, instant_regret,
                 regret = 0.0
             cumulative_regret[a] = regret
             cumulative_policy[a] = cumulative_policy[a] * policy_discount + reach * current_policy[a]
-        regret_matching(cumulative_regret, instant_regret, 1.0 if predictive else 0.0,
-                        infoset_action_start, infoset, current_policy)
-        for a in range(start, end):
+            positive = max(regret + prediction_scale * instant_regret[a], 0.0)
+            current_policy[a] = positive
+            total += positive
             instant_regret[a] = 0.0
+        if total > 0.0:
+            for a in range(start, end):
+                current_policy[a] /= total
+        else:
+            for a in range(start, end):
+                current_policy[a] = 1.0 / (end - start)
 
 
 @njit(cache=True)
@@ -423,27 +393,27 @@ def _same_actions(dag_child_start, dag_action, first, second):
 
 
 @njit(cache=True)
-def cfr_iterations(child_start, node_player, node_infoset, edge_prob, player0_infosets,
+def cfr_iterations(internal, child_start, actor, prob_base, prob, ones_base, player0_infosets,
                    player1_infosets, infoset_parent, infoset_parent_action, infoset_action_start,
-                   current_policy, cumulative_regret, cumulative_policy, instant_regret,
-                   reach_others, value, infoset_own_reach, positive_discount, negative_discount,
-                   floor_regret, policy_discount, policy_weight, predictive):
-    """Run len(positive_discount) alternating-update iterations, one schedule step each.
+                   cumulative_regret, cumulative_policy, instant_regret, reach_others, value,
+                   infoset_own_reach, steps):
+    """Run len(steps) alternating-update iterations over a `solver.sweep.Sweep`'s arrays.
 
-    The step arrays (float64 / bool [iterations]) hold `solver.schedules.Step` fields; `value`
-    holds player 0's utility at terminals (see `regret_value_pass`).
+    steps float64 [iterations, 6]: the fields of `solver.schedules.Step` in order (booleans as
+    0/1). The current policy is prob[:num_infoset_actions]; `value` holds player 0's utility at
+    terminals (see `regret_value_pass`).
     """
-    for t in range(positive_discount.shape[0]):
+    current_policy = prob[:cumulative_regret.shape[0]]
+    for t in range(steps.shape[0]):
         for player in range(2):
             infosets = player0_infosets if player == 0 else player1_infosets
-            others_reach_pass(child_start, node_player, node_infoset, edge_prob,
-                              infoset_action_start, current_policy, player, reach_others)
+            others_reach_pass(internal, child_start, actor, prob_base, prob, ones_base, player,
+                              reach_others)
             own_reach_pass(infosets, infoset_parent, infoset_parent_action, current_policy,
                            infoset_own_reach)
-            regret_value_pass(child_start, node_player, node_infoset, edge_prob,
-                              infoset_action_start, current_policy, player, reach_others, value,
-                              instant_regret)
+            regret_value_pass(internal, child_start, actor, prob_base, prob, player,
+                              reach_others, value, instant_regret)
             update_player(infosets, infoset_action_start, instant_regret, cumulative_regret,
-                          cumulative_policy, current_policy, infoset_own_reach,
-                          positive_discount[t], negative_discount[t], floor_regret[t],
-                          policy_discount[t], policy_weight[t], predictive[t])
+                          cumulative_policy, current_policy, infoset_own_reach, steps[t, 0],
+                          steps[t, 1], steps[t, 2] != 0.0, steps[t, 3], steps[t, 4],
+                          steps[t, 5] != 0.0)

@@ -31,6 +31,7 @@ import pyspiel
 from games import le_truc
 from solver import _kernels
 from solver.policy import AveragePolicy, policy_array
+from solver.sweep import Sweep
 from solver.tree import CHANCE, GameTree, compile_game
 
 NOBODY = -2  # a player id that never acts: others_reach_pass then gives the total reach
@@ -216,8 +217,7 @@ class NodeStats:
 def node_stats(tree: GameTree, policy: np.ndarray) -> NodeStats:
     """Reach, value and win probability of every node when both players follow `policy`."""
     reach = np.empty(tree.num_nodes)
-    _kernels.others_reach_pass(tree.child_start, tree.node_player, tree.node_infoset,
-                               tree.edge_prob, tree.infoset_action_start, policy, NOBODY, reach)
+    _kernels.others_reach_pass(*Sweep.of(tree, policy).arrays(), NOBODY, reach)
     value = np.empty(tree.num_nodes)
     _kernels.policy_value_pass(tree.child_start, tree.node_player, tree.node_infoset,
                                tree.edge_prob, tree.utility, tree.infoset_action_start, policy,

@@ -27,13 +27,11 @@ from tqdm import tqdm
 from solver import _kernels
 from solver.best_response import Workspace, nash_conv_of_array, policy_value
 from solver.policy import AveragePolicy, uniform_policy_array
-from solver.schedules import Schedule, Step, make_schedule
+from solver.schedules import Schedule, make_schedule
+from solver.sweep import Sweep
 from solver.tree import TERMINAL, GameTree, compile_game, load_game
 
 logger = logging.getLogger(__name__)
-
-# dtypes of the fields of `Step`, in order, as the kernel takes them
-_STEP_DTYPES = (np.float64, np.float64, np.bool_, np.float64, np.float64, np.bool_)
 
 
 @dataclasses.dataclass
@@ -99,26 +97,28 @@ class CFREngine:
             self.iteration = 0
             self.cumulative_regret = np.zeros(size)
             self.cumulative_policy = np.zeros(size)
-            self.current_policy = uniform_policy_array(tree)
+            self.sweep = Sweep.of(tree, uniform_policy_array(tree))
         else:
             _check_resume(tree, schedule, state)
             self.iteration = state.iteration
             self.cumulative_regret = state.cumulative_regret.copy()
             self.cumulative_policy = state.cumulative_policy.copy()
-            self.current_policy = state.current_policy.copy()
+            self.sweep = Sweep.of(tree, state.current_policy)
+        self._kernel_arrays = (*self.sweep.arrays(), *self.player_infosets, self.infoset_parent,
+                               self.infoset_parent_action, tree.infoset_action_start,
+                               self.cumulative_regret, self.cumulative_policy,
+                               self.instant_regret, self.reach_others, self.value,
+                               self.infoset_own_reach)
+
+    @property
+    def current_policy(self) -> np.ndarray:
+        """The policy of the last iteration (a view into the sweep), float64 [num_infoset_actions]."""
+        return self.sweep.policy
 
     def iterate(self, count: int = 1) -> None:
         """Run `count` iterations, each updating player 0, then player 1 (alternating updates)."""
-        steps = [self.schedule.step(t) for t in range(self.iteration + 1, self.iteration + count + 1)]
-        tree = self.tree
-        _kernels.cfr_iterations(
-            tree.child_start, tree.node_player, tree.node_infoset, tree.edge_prob,
-            self.player_infosets[0], self.player_infosets[1], self.infoset_parent,
-            self.infoset_parent_action, tree.infoset_action_start, self.current_policy,
-            self.cumulative_regret, self.cumulative_policy, self.instant_regret,
-            self.reach_others, self.value, self.infoset_own_reach,
-            *(np.array([getattr(step, field.name) for step in steps], dtype=dtype)
-              for field, dtype in zip(dataclasses.fields(Step), _STEP_DTYPES)))
+        first = self.iteration + 1
+        _kernels.cfr_iterations(*self._kernel_arrays, self.schedule.steps(first, count))
         self.iteration += count
 
     def average_policy_array(self) -> np.ndarray:

@@ -22,6 +22,9 @@ and the next policy by regret matching (on max(R_t, 0) + r_t when predictive).
 from __future__ import annotations
 
 import dataclasses
+import functools
+
+import numpy as np
 
 ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+")
 
@@ -66,6 +69,23 @@ class Schedule:
             policy_weight=1.0,
             predictive=False,
         )
+
+    def steps(self, first: int, count: int) -> np.ndarray:
+        """The scalars of iterations first .. first + count - 1 as the kernel takes them:
+        float64 [count, 6], `Step`'s fields in order (booleans as 0/1)."""
+        last = first + count - 1
+        table = _step_table(self, max(_STEP_TABLE_BLOCK, 1 << (last - 1).bit_length()))
+        return table[first - 1:last]
+
+
+_STEP_TABLE_BLOCK = 1024
+
+
+@functools.lru_cache(maxsize=16)
+def _step_table(schedule: Schedule, size: int) -> np.ndarray:
+    """`schedule.steps` of iterations 1 .. size, computed once per (schedule, size)."""
+    return np.array([dataclasses.astuple(schedule.step(t)) for t in range(1, size + 1)],
+                    dtype=np.float64)
 
 
 def make_schedule(algorithm: str, alpha: float = 1.5, beta: float = 0.0,
