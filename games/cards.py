@@ -86,7 +86,8 @@ class Deck:
         """Card number of a card string; ValueError if the card is not in this deck."""
         rank, suit = parse_card(text)
         if rank not in self.ranks or suit not in self.suits:
-            raise ValueError(f"card {text!r} is not in this deck (ranks {self.ranks!r})")
+            raise ValueError(
+                f"card {text!r} is not in this deck (ranks {self.ranks!r}, suits {self.suits!r})")
         return self.card(self.ranks.index(rank), self.suits.index(suit))
 
     def rank_name(self, rank_index: int) -> str:

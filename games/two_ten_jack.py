@@ -2,9 +2,9 @@
 
 Rules implemented (one deal = one OpenSpiel game):
 
-* Deck: 2 (low) … A (high) in four suits. Hearts are always trump. The ace of spades (As) is at
-  once the highest trump (above Ah) and a spade: the trump set is hearts + As, the spade set is
-  every spade including As.
+* Deck: 2 (low) … A (high) in four suits (`ranks` and `suits` reduce it). Hearts are always
+  trump. The ace of spades (As) is at once the highest trump (above Ah) and a spade: the trump
+  set is hearts + As, the spade set is every spade including As.
 * Deal: each player receives `hand_size` cards (6); the rest forms a face-down stock. Chance deals
   one card per chance node, uniformly over the cards not dealt yet: player 0's cards first, then
   player 1's (`Deal 7s`). Stock draws are chance nodes too (`Draw 7s`): drawing uniformly from
@@ -22,7 +22,8 @@ Rules implemented (one deal = one OpenSpiel game):
   the full game the stock of 40 cards is gone after trick 20 and tricks 21-26 are played out of
   hand). The deal ends when every card has been played.
 * Scoring (cards won in tricks): 2h Th Jh +5 each; 2c Tc Jc -5 each; 2s Ts Js As +1 each; Jd +1;
-  every other card 0 (the whole pack is worth +5).
+  every other card 0 (the whole pack is worth +5; without clubs or diamonds, see `suits`, the
+  pack is worth the kept suits' points).
 * Information: played cards, declarations and trick winners are public; a player sees his own
   dealt and drawn cards; the opponent's hand and the stock order are hidden. Information state
   strings show the dealt hand sorted (the order inside the deal is not strategic), then every
@@ -40,14 +41,24 @@ Parameters:
   score1     player 1's match score before this deal (0); may be negative.
   dealer     0 or 1 (1): the other player leads the first trick.
   ranks      colon-separated ranks kept in every suit (all 13: "2:3:4:5:6:7:8:9:T:J:Q:K:A").
-             Reduced decks must keep 2, T, J and A, so that every scoring card and the As stay.
+             Reduced decks must keep 2, T, J and A, so that the scoring cards of the kept suits
+             and the As stay.
   hand_size  cards dealt to each player (6), from 1 to half the deck. With a reduced deck the
              stock is the rest of the deck; players draw while it lasts and play out their hands.
+  suits      colon-separated suits kept, from c d h s ("c:d:h:s"); hearts and spades must stay.
+             An extension beyond RULES.md (like Truco's `num_ranks`), only so that a variant is
+             small enough for the exact solver: every RULES.md variant keeps 2 T J A in four
+             suits, and dealing those 16 cards one at a time makes at least 16! chance
+             sequences; the 8 cards 2 T J A of hearts and spades make 8!. A dropped suit takes
+             its scoring cards with it: without clubs the -5 cards 2c Tc Jc are gone, without
+             diamonds the +1 of Jd. Action ids and card numbers follow the reduced deck, as with
+             `ranks`.
 """
 from __future__ import annotations
 
 import dataclasses
 import enum
+import operator
 from functools import cached_property
 
 import pyspiel
@@ -58,6 +69,8 @@ from games.observer import Observer, allocate_tensor
 _NUM_PLAYERS = 2
 _FULL_RANKS = ":".join(RANK_CHARS)
 _REQUIRED_RANKS = "2TJA"
+_FULL_SUITS = ":".join(SUIT_CHARS)
+_REQUIRED_SUITS = "hs"
 _DEFAULT_PARAMS = {
     "target": 31,
     "score0": 0,
@@ -65,6 +78,7 @@ _DEFAULT_PARAMS = {
     "dealer": 1,
     "ranks": _FULL_RANKS,
     "hand_size": 6,
+    "suits": _FULL_SUITS,
 }
 _CARD_POINTS = {"2h": 5, "Th": 5, "Jh": 5, "2c": -5, "Tc": -5, "Jc": -5,
                 "2s": 1, "Ts": 1, "Js": 1, "As": 1, "Jd": 1}
@@ -121,6 +135,19 @@ def parse_ranks(text: str) -> str:
     return "".join(sorted(parts, key=RANK_CHARS.index))
 
 
+def parse_suits(text: str) -> str:
+    """Validated `suits` parameter → suit characters in c d h s order, e.g. 's:h' → 'hs'."""
+    parts = text.split(":")
+    if any(p not in SUIT_CHARS or len(p) != 1 for p in parts) or len(set(parts)) != len(parts):
+        raise ValueError(f"suits={text!r} is not allowed: give distinct suits from "
+                         f"{' '.join(SUIT_CHARS)} separated by ':', e.g. 'h:s'")
+    missing = [s for s in _REQUIRED_SUITS if s not in parts]
+    if missing:
+        raise ValueError(f"suits={text!r} must keep h and s (the trumps and the As); "
+                         f"missing {', '.join(missing)}")
+    return "".join(sorted(parts, key=SUIT_CHARS.index))
+
+
 @dataclasses.dataclass(frozen=True)
 class Rules:
     """The immutable card model of one parameterised game, shared by all its states."""
@@ -172,8 +199,9 @@ class Rules:
 
     @cached_property
     def _suits(self) -> tuple[int, ...]:
-        """Suit index per card."""
-        return tuple(self.deck.suit_index(c) for c in range(self.num_cards))
+        """Suit index per card, in c d h s (the same index whichever suits the deck keeps)."""
+        return tuple(SUIT_CHARS.index(self.deck.suits[self.deck.suit_index(c)])
+                     for c in range(self.num_cards))
 
     @cached_property
     def _ranks(self) -> tuple[int, ...]:
@@ -218,9 +246,9 @@ class Rules:
 
     @cached_property
     def _suit_groups(self) -> tuple[frozenset[int], ...]:
-        """Per led suit, the cards that follow it (hearts and spades include the As)."""
+        """Per suit c d h s, the cards that follow it (hearts and spades include the As)."""
         groups = []
-        for suit in range(self.deck.num_suits):
+        for suit in range(len(SUIT_CHARS)):
             cards = {c for c in range(self.num_cards) if self._suits[c] == suit}
             if suit in (_HEARTS, _SPADES):
                 cards.add(self.ace_of_spades)
@@ -319,7 +347,7 @@ class TwoTenJackGame(pyspiel.Game):
 
 def _rules_from_params(params: dict) -> Rules:
     """Validated parameters → Rules."""
-    deck = Deck(parse_ranks(params["ranks"]))
+    deck = Deck(parse_ranks(params["ranks"]), parse_suits(params["suits"]))
     hand_size, dealer = params["hand_size"], params["dealer"]
     if not 1 <= hand_size <= deck.num_cards // 2:
         raise ValueError(f"hand_size={hand_size} is not allowed with {deck.num_cards} cards: "
@@ -331,20 +359,57 @@ def _rules_from_params(params: dict) -> Rules:
     return Rules(deck, hand_size, dealer, params["target"], (params["score0"], params["score1"]))
 
 
-class TwoTenJackState(pyspiel.State):
-    """A deal in progress: hands, tricks, draws and points won."""
+class _DealRecord:
+    """The changing part of a deal, with a fast deep copy.
 
-    def __init__(self, game):
-        """The state before the deal; only `TwoTenJackGame.new_initial_state` calls this."""
-        super().__init__(game)
-        self.rules = game.rules
+    OpenSpiel clones a Python state by deep-copying each of its attributes; the generic deep copy
+    of these sets, lists and frozen tricks took most of the time of a walk over the game tree.
+    """
+
+    def __init__(self, hand_size: int):
+        """Empty hands; `hand_size` cards due to player 0, then to player 1."""
         self.hands = [set(), set()]
         self.received = [[], []]  # per player: (tricks completed when received, card)
         self.tricks: list[Trick] = []
         self.points = [0, 0]
         self.won = [[], []]
-        self._used = set()  # dealt or drawn cards
-        self._to_receive = [0] * self.rules.hand_size + [1] * self.rules.hand_size
+        self.used = set()  # dealt or drawn cards
+        self.to_receive = [0] * hand_size + [1] * hand_size
+
+    def __deepcopy__(self, memo):
+        """New containers; their items (card numbers, tuples, frozen tricks) are shared."""
+        other = _DealRecord.__new__(_DealRecord)
+        other.hands = [set(hand) for hand in self.hands]
+        other.received = [list(received) for received in self.received]
+        other.tricks = list(self.tricks)
+        other.points = list(self.points)
+        other.won = [list(won) for won in self.won]
+        other.used = set(self.used)
+        other.to_receive = list(self.to_receive)
+        return other
+
+
+def _deal_field(name: str, doc: str) -> property:
+    """A read-only state attribute that lives in the state's `_DealRecord`."""
+    return property(operator.attrgetter(f"_deal.{name}"), doc=doc)
+
+
+class TwoTenJackState(pyspiel.State):
+    """A deal in progress: hands, tricks, draws and points won."""
+
+    hands = _deal_field("hands", "Per player, the set of cards in hand.")
+    received = _deal_field("received", "Per player, (tricks completed when received, card).")
+    tricks = _deal_field("tricks", "The tricks so far, the open one last.")
+    points = _deal_field("points", "Per player, the points of the cards won so far.")
+    won = _deal_field("won", "Per player, the cards won in tricks.")
+    _used = _deal_field("used", "Cards dealt or drawn.")
+    _to_receive = _deal_field("to_receive", "Players due a card, in order.")
+
+    def __init__(self, game):
+        """The state before the deal; only `TwoTenJackGame.new_initial_state` calls this."""
+        super().__init__(game)
+        self.rules = game.rules
+        self._deal = _DealRecord(self.rules.hand_size)
 
     def current_player(self):
         """Chance while cards are due, the trick's next player, or TERMINAL."""
@@ -435,7 +500,7 @@ class TwoTenJackState(pyspiel.State):
         self.won[winner] += [trick.lead, card]
         self.points[winner] += rules.points(trick.lead) + rules.points(card)
         if len(self._used) < rules.num_cards:
-            self._to_receive = [winner, 1 - winner]
+            self._deal.to_receive = [winner, 1 - winner]
 
     def _action_to_string(self, player, action):
         """`Deal 7s`, `Draw 7s`, `Play 7s`, `Lead As trump`, `Lead As spade`."""

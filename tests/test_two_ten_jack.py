@@ -15,7 +15,10 @@ VARIANTS = [
     "python_two_ten_jack(ranks=2:T:J:A,hand_size=2)",
     "python_two_ten_jack(ranks=2:3:T:J:Q:A,hand_size=12)",
     "python_two_ten_jack(ranks=2:T:J:A,hand_size=1)",
+    "python_two_ten_jack(suits=h:s,ranks=2:T:J:A,hand_size=2)",
+    "python_two_ten_jack(suits=c:h:s,ranks=2:T:J:A,hand_size=3)",
 ]
+TWO_SUITS = "python_two_ten_jack(suits=h:s,ranks=2:T:J:A,hand_size=3)"
 
 
 def _game(hand_size=3, **params):
@@ -105,10 +108,30 @@ def test_reduced_deck_sizes():
     ({"ranks": "2:T:J:A", "hand_size": 9}, "hand_size"),
     ({"dealer": 2}, "dealer"),
     ({"target": 0}, "target"),
+    ({"suits": "c:d:h"}, "suits='c:d:h' must keep h and s .*missing s"),
+    ({"suits": "d:s"}, "suits='d:s' must keep h and s .*missing h"),
+    ({"suits": "h:s:x"}, "suits='h:s:x' is not allowed: give distinct suits from c d h s"),
+    ({"suits": "h:s:h"}, "suits='h:s:h' is not allowed: give distinct suits from c d h s"),
+    ({"suits": "hs"}, "suits='hs' is not allowed"),
 ])
 def test_bad_parameters_raise_value_error(params, word):
-    with pytest.raises(ValueError, match=word):
+    with pytest.raises(ValueError, match=word) as error:
         pyspiel.load_game("python_two_ten_jack", params)
+    assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("suits, names", [
+    ("h:s", "2h 2s Th Ts Jh Js Ah As"),
+    ("s:h:c", "2c 2h 2s Tc Th Ts Jc Jh Js Ac Ah As"),
+])
+def test_reduced_suits_deck_and_action_ids(suits, names):
+    game = pyspiel.load_game("python_two_ten_jack", {"suits": suits, "ranks": "2:T:J:A",
+                                                     "hand_size": 2})
+    assert " ".join(game.rules.deck.names) == names
+    num_cards = len(names.split())
+    assert game.num_distinct_actions() == num_cards + 2
+    assert game.max_chance_outcomes() == num_cards
+    assert game.rules.action_name(num_cards + 1) == "Lead As spade"
 
 
 def test_illegal_actions_raise_and_leave_state_unchanged():
@@ -144,6 +167,36 @@ def test_follow_rules(lead, follower, legal):
     _apply(state, lead)
     assert state.current_player() == 1
     assert _legal_strings(state) == sorted(legal)
+
+
+@pytest.mark.parametrize("lead, follower, legal", [
+    ("Play 2s", ["Js", "As", "2h"], ["Play Js", "Play As"]),
+    ("Play 2s", ["Th", "Ah", "Jh"], ["Play Th", "Play Ah", "Play Jh"]),
+    ("Play 2h", ["Ts", "As", "Jh"], ["Play As", "Play Jh"]),
+    ("Lead As spade", ["Ts", "Jh", "Ah"], ["Play Ts"]),
+    ("Lead As trump", ["Ts", "Jh", "Ah"], ["Play Jh", "Play Ah"]),
+])
+def test_follow_rules_with_hearts_and_spades_only(lead, follower, legal):
+    lead_card = lead.split()[1]
+    fillers = [c for c in ("2s", "Ts", "Js", "Th") if c not in follower + [lead_card]][:2]
+    state = _dealt(pyspiel.load_game(TWO_SUITS), [lead_card] + fillers, follower)
+    _apply(state, lead)
+    assert _legal_strings(state) == sorted(legal)
+
+
+def test_scripted_deal_with_hearts_and_spades_only():
+    state = _dealt(pyspiel.load_game(TWO_SUITS), ["2s", "Th", "Jh"], ["As", "2h", "Js"])
+    _apply(state, "Play 2s", "Play Js", "Draw Ah", "Draw Ts")  # p1 wins 2s Js (+2), draws first
+    assert state.current_player() == 1 and state.points == [0, 2]
+    _apply(state, "Play 2h")
+    assert _legal_strings(state) == ["Play Jh", "Play Th"]  # trumps led: not Ts
+    _apply(state, "Play Jh", "Play Ts")  # p0 wins 2h Jh (+10) and leads the last spade
+    assert _legal_strings(state) == ["Play As"]  # the As follows spades, Ah may not
+    _apply(state, "Play As", "Play Ah", "Play Th")
+    assert state.is_terminal() and state.stock_left() == 0
+    assert [t.winner for t in state.tricks] == [1, 0, 1, 1]
+    assert state.points == [10, 9]  # the pack of hearts and spades is worth 15 + 4
+    assert state.returns() == [1.0, -1.0]
 
 
 def test_non_dealer_leads_first_trick():
@@ -231,13 +284,19 @@ def test_scoring_example_2h_jh_tc_as_jd_scores_7():
     assert state.points == [7, 0]
 
 
-@pytest.mark.parametrize("game_string", [FULL, "python_two_ten_jack(ranks=2:T:J:A,hand_size=3)"])
-def test_returns_are_own_points_minus_opponents(game_string):
+@pytest.mark.parametrize("game_string, pack", [
+    (FULL, 5),
+    ("python_two_ten_jack(ranks=2:T:J:A,hand_size=3)", 5),
+    (TWO_SUITS, 19),  # without clubs and Jd
+    ("python_two_ten_jack(suits=c:h:s,ranks=2:T:J:A,hand_size=3)", 4),  # without Jd
+    ("python_two_ten_jack(suits=d:h:s,ranks=2:T:J:A,hand_size=3)", 20),  # without clubs
+])
+def test_returns_are_own_points_minus_opponents(game_string, pack):
     rng = np.random.default_rng(11)
     game = pyspiel.load_game(game_string)
     for _ in range(5):
         state = _random_playout(game.new_initial_state(), rng)
-        assert sum(state.points) == 5
+        assert sum(state.points) == pack
         difference = state.points[0] - state.points[1]
         assert state.returns() == [difference, -difference]
 
