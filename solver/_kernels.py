@@ -312,29 +312,34 @@ def dag_subtree_sizes(dag_child_start, dag_child, size):
 
 
 @njit(cache=True)
-def expand_public_tree(dag_player, dag_utility, dag_child_start, dag_child, dag_action,
-                       root_start, root_dag, root_knowledge, num_knowledge, num_distinct_actions,
-                       node_player, node_infoset, node_parent, node_action, child_start,
-                       edge_prob, utility, node_dag, node_sequence, node_root, infoset_player,
-                       infoset_dag, infoset_node):
+def expand_public_tree(dag_player, dag_utility, dag_child_start, dag_child, dag_action, dag_prob,
+                       dag_token, num_tokens, root_start, root_dag, root_knowledge,
+                       num_knowledge, node_player, node_infoset, node_parent, node_action,
+                       child_start, edge_prob, utility, node_dag, node_view, node_root,
+                       infoset_player, infoset_dag, infoset_node):
     """Unroll a DAG of distinct post-deal subtrees into the breadth-first history tree.
 
     The roots (tree nodes root_start.., one per distinct deal, DAG node `root_dag`) are followed
-    level by level; every action below them is public, so a player's information state is
-    (his information state at the root, `root_knowledge` int32 [roots, 2], the public action
-    sequence since), interned in order of first appearance as in the plain traversal.
+    level by level. A player's view of the play since the deal is the sequence of his tokens of
+    its edges, `dag_token` int32 [edges, 2] (the action of a public player action, an id of
+    what a later chance outcome shows him, -1 where it shows him nothing: skipped), all below
+    `num_tokens`. His information state is (his information state at the root,
+    `root_knowledge` int32 [roots, 2], his view), interned in order of first appearance as in
+    the plain traversal; node_view int64 [n, 2] holds the view ids. Chance edges take their
+    probability from `dag_prob` (1 on player edges).
     Returns the number of information states, or -(node + 1) where one information state is
     reached with different legal actions (imperfect recall).
     """
-    sequence_ids = Dict.empty(key_type=types.int64, value_type=types.int64)
+    view_ids = Dict.empty(key_type=types.int64, value_type=types.int64)
     infoset_ids = Dict.empty(key_type=types.int64, value_type=types.int64)
-    num_sequences = 1
+    num_views = 1
     num_infosets = 0
     total = node_player.shape[0]
     next_free = root_start + root_dag.shape[0]
     for root in range(root_dag.shape[0]):
         node_dag[root_start + root] = root_dag[root]
-        node_sequence[root_start + root] = 0
+        node_view[root_start + root, 0] = 0
+        node_view[root_start + root, 1] = 0
         node_root[root_start + root] = root
     for node in range(root_start, total):
         dag = node_dag[node]
@@ -345,20 +350,23 @@ def expand_public_tree(dag_player, dag_utility, dag_child_start, dag_child, dag_
             utility[node] = dag_utility[dag]
             node_infoset[node] = -1
             continue
-        knowledge = root_knowledge[node_root[node], actor]
-        key = (node_sequence[node] * num_knowledge + knowledge) * 2 + actor
-        if key in infoset_ids:
-            infoset = infoset_ids[key]
-            if not _same_actions(dag_child_start, dag_action, dag, infoset_dag[infoset]):
-                return -(node + 1)
+        if actor == CHANCE:
+            node_infoset[node] = -1
         else:
-            infoset = num_infosets
-            infoset_ids[key] = infoset
-            infoset_player[infoset] = actor
-            infoset_dag[infoset] = dag
-            infoset_node[infoset] = node
-            num_infosets += 1
-        node_infoset[node] = infoset
+            knowledge = root_knowledge[node_root[node], actor]
+            key = (node_view[node, actor] * num_knowledge + knowledge) * 2 + actor
+            if key in infoset_ids:
+                infoset = infoset_ids[key]
+                if not _same_actions(dag_child_start, dag_action, dag, infoset_dag[infoset]):
+                    return -(node + 1)
+            else:
+                infoset = num_infosets
+                infoset_ids[key] = infoset
+                infoset_player[infoset] = actor
+                infoset_dag[infoset] = dag
+                infoset_node[infoset] = node
+                num_infosets += 1
+            node_infoset[node] = infoset
         for j in range(dag_child_start[dag], dag_child_start[dag + 1]):
             child = next_free
             next_free += 1
@@ -366,16 +374,24 @@ def expand_public_tree(dag_player, dag_utility, dag_child_start, dag_child, dag_
             node_dag[child] = dag_child[j]
             node_parent[child] = node
             node_action[child] = action
-            edge_prob[child] = 1.0
+            edge_prob[child] = dag_prob[j]
             node_root[child] = node_root[node]
-            sequence_key = node_sequence[node] * num_distinct_actions + action
-            if sequence_key in sequence_ids:
-                sequence = sequence_ids[sequence_key]
-            else:
-                sequence = num_sequences
-                sequence_ids[sequence_key] = sequence
-                num_sequences += 1
-            node_sequence[child] = sequence
+            for player in range(2):
+                if player == 1 and actor != CHANCE and node_view[node, 1] == node_view[node, 0]:
+                    node_view[child, 1] = node_view[child, 0]  # a public action, same view
+                    continue
+                token = dag_token[j, player]
+                if token < 0:
+                    node_view[child, player] = node_view[node, player]
+                    continue
+                view_key = node_view[node, player] * num_tokens + token
+                if view_key in view_ids:
+                    view = view_ids[view_key]
+                else:
+                    view = num_views
+                    view_ids[view_key] = view
+                    num_views += 1
+                node_view[child, player] = view
     child_start[total] = total
     return num_infosets
 

@@ -14,11 +14,14 @@ Two builders produce the same arrays:
   game. It checks perfect recall as it goes (one player and one list of legal actions per
   information state) and keeps the information state strings.
 * `_compile_by_subtree_key`, for games whose states expose
-  `subtree_key()` and whose every action after the opening deal is public: each distinct subtree
-  is walked once through the Python API and the history tree is then expanded in numba. Its
-  information states are composed as (the player's information state right after the deal,
-  the public action sequence since); their strings are produced on demand by replaying a
-  representative history. Tests pin it to the traversal on small variants, array for array.
+  `subtree_key()` and whose every player action after the opening deal is public, and every
+  later chance outcome (Le Truc's redeal) extends a player's information state string or leaves
+  it alone: each distinct subtree is walked once through the Python API and the history tree is
+  then expanded in numba. Its information states are composed as (the player's information
+  state right after the deal, his view since: the public actions and what the later chance
+  outcomes appended to his information state string); their strings are
+  produced on demand by replaying a representative history. Tests pin it to the traversal on
+  small variants, with and without redeal, array for array.
 
 Compiled trees are cached on disk, keyed by the game string and a digest of this package's and
 the game module's source, under `$TRICKSOLVER_CACHE` or the user cache directory
@@ -162,8 +165,8 @@ def compile_game(game: pyspiel.Game | str, cache: bool = True, method: str = "au
     """Compile `game` (a pyspiel.Game or a game string) into a `GameTree`.
 
     method: "traversal" (generic walk), "subtree_key" (memoized walk, games with
-    `State.subtree_key` and no chance node after the opening deal) or "auto" (the memoized
-    walk where it applies, else the traversal). With `cache`, a tree
+    `State.subtree_key` whose play after the opening deal is public, see the module docstring)
+    or "auto" (the memoized walk where it applies, else the traversal). With `cache`, a tree
     compiled before for the same game string and source digest is loaded from disk instead.
     """
     game = load_game(game)
@@ -178,7 +181,7 @@ def compile_game(game: pyspiel.Game | str, cache: bool = True, method: str = "au
     if method == "subtree_key":
         try:
             tree = _compile_by_subtree_key(game)
-        except NotPublicAfterDeal as error:
+        except NotMemoizable as error:
             if not automatic:
                 raise
             logger.info("%s; compiling by traversal", error)
@@ -189,8 +192,8 @@ def compile_game(game: pyspiel.Game | str, cache: bool = True, method: str = "au
     return tree
 
 
-class NotPublicAfterDeal(ValueError):
-    """The game does not fit the memoized compiler (a chance node after the opening deal)."""
+class NotMemoizable(ValueError):
+    """The game does not fit the memoized compiler (see `_compile_by_subtree_key`)."""
 
 
 class _Interner:
@@ -288,8 +291,9 @@ def _tree_from_lists(game_string, interner, node_player, node_infoset, node_pare
 def _compile_by_subtree_key(game: pyspiel.Game) -> GameTree:
     """Walk each distinct post-deal subtree once (memoized by `State.subtree_key`), unroll in numba.
 
-    Requires: the opening chance nodes (the deal) all end at one depth and no chance node
-    follows them (so every later action is public); raises NotPublicAfterDeal otherwise.
+    Requires: the opening chance nodes (the deal) all end at one depth, every later player
+    action is public and every later chance outcome (a redeal) extends a player's information
+    state string or leaves it alone; raises NotMemoizable otherwise.
     """
     from solver import _kernels
     deal, roots = _walk_deal(game)
@@ -309,7 +313,7 @@ def _compile_by_subtree_key(game: pyspiel.Game) -> GameTree:
     logger.info("%s: %d distinct subtrees unroll into %d histories", game, sizes.shape[0], total)
     tree_arrays = _preallocate_tree(total, deal)
     node_dag = np.empty(total, dtype=np.int32)
-    node_sequence = np.empty(total, dtype=np.int64)
+    node_view = np.empty((total, 2), dtype=np.int64)
     node_root = np.empty(total, dtype=np.int32)
     infoset_player = np.empty(total, dtype=np.int8)
     infoset_dag = np.empty(total, dtype=np.int32)
@@ -317,16 +321,17 @@ def _compile_by_subtree_key(game: pyspiel.Game) -> GameTree:
     num_knowledge = max(1, len(knowledge_ids[0]), len(knowledge_ids[1]))
     status = _kernels.expand_public_tree(
         dag["player"], dag["utility"], dag["child_start"], dag["child"], dag["action"],
-        root_start, root_dag, root_knowledge, num_knowledge, game.num_distinct_actions(),
+        dag["prob"], dag["token"], dag["num_tokens"], root_start, root_dag, root_knowledge,
+        num_knowledge,
         tree_arrays["node_player"], tree_arrays["node_infoset"], tree_arrays["node_parent"],
         tree_arrays["node_action"], tree_arrays["child_start"], tree_arrays["edge_prob"],
-        tree_arrays["utility"], node_dag, node_sequence, node_root, infoset_player, infoset_dag,
+        tree_arrays["utility"], node_dag, node_view, node_root, infoset_player, infoset_dag,
         infoset_node)
     if status < 0:
         node = -status - 1
         raise ValueError(f"imperfect recall: an information state is reached with different "
                          f"legal actions (history {node}: {_history_of(tree_arrays, node)})")
-    del node_dag, node_sequence, node_root
+    del node_dag, node_view, node_root
     num_infosets = int(status)
     action_counts = np.diff(dag["child_start"])[infoset_dag[:num_infosets]]
     action_start = np.concatenate(([0], np.cumsum(action_counts))).astype(np.int64)
@@ -363,7 +368,7 @@ def _walk_deal(game: pyspiel.Game) -> tuple[dict[str, list], list]:
     roots = []
     for state, parent, action, prob in level:
         if state.is_chance_node():
-            raise NotPublicAfterDeal(f"{game}: the deal does not end at one depth")
+            raise NotMemoizable(f"{game}: the deal does not end at one depth")
         _append_deal_node(deal, -2, parent, action, prob, -1)
         roots.append(state)
     return deal, roots
@@ -385,10 +390,14 @@ def _walk_distinct_subtrees(game: pyspiel.Game, roots: list) -> tuple[dict[str, 
     Keys are stored pickled (compact bytes; pickling a key is deterministic) to bound memory.
 
     Returns the DAG as arrays (player int8, utility float64 player 0's return, CSR
-    child_start int64 / child int32 / action int32) and each root's DAG node.
+    child_start int64 / child int32 / action int32 / prob float64 (chance edges, else 1) /
+    token int32 [edges, 2]: what each player sees of an edge, see `_outcome_tokens`) and each
+    root's DAG node; `num_tokens` bounds the tokens.
     """
     memo: dict = {}
-    player, utility, child_lists, action_lists = [], [], [], []
+    player, utility, child_lists, action_lists, prob_lists = [], [], [], [], []
+    chance_tokens: dict[int, tuple] = {}
+    suffix_ids: dict[str, int] = {}
     pending = []
 
     def node_of(state) -> int:
@@ -401,6 +410,7 @@ def _walk_distinct_subtrees(game: pyspiel.Game, roots: list) -> tuple[dict[str, 
             utility.append(0.0)
             child_lists.append(())
             action_lists.append(())
+            prob_lists.append(())
             pending.append((dag, state))
             if dag % 1_000_000 == 0 and dag:
                 logger.info("%s: %d distinct subtrees so far", game, dag)
@@ -416,25 +426,65 @@ def _walk_distinct_subtrees(game: pyspiel.Game, roots: list) -> tuple[dict[str, 
             utility[dag] = float(returns[0])
             continue
         if state.is_chance_node():
-            raise NotPublicAfterDeal(f"{game}: a chance node follows the deal")
+            outcomes = state.chance_outcomes()
+            player[dag] = CHANCE
+            action_lists[dag] = tuple(outcome for outcome, _ in outcomes)
+            prob_lists[dag] = tuple(float(prob) for _, prob in outcomes)
+            children = [state.child(outcome) for outcome, _ in outcomes]
+            chance_tokens[dag] = tuple(_outcome_tokens(game, state, children, p, suffix_ids)
+                                       for p in (0, 1))
+            child_lists[dag] = tuple(node_of(child) for child in children)
+            continue
         player[dag] = state.current_player()
         actions = tuple(state.legal_actions())
         action_lists[dag] = actions
+        prob_lists[dag] = (1.0,) * len(actions)
         children = [node_of(state.child(action)) for action in actions[:-1]]
         state.apply_action(actions[-1])  # the last child reuses the parent: one clone fewer
         children.append(node_of(state))
         child_lists[dag] = tuple(children)
     counts = np.fromiter(map(len, child_lists), dtype=np.int64, count=len(child_lists))
+    num_edges = int(counts.sum())
     dag = {
         "player": np.asarray(player, dtype=np.int8),
         "utility": np.asarray(utility, dtype=np.float64),
         "child_start": np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
         "child": np.fromiter((c for children in child_lists for c in children), dtype=np.int32,
-                             count=int(counts.sum())),
+                             count=num_edges),
         "action": np.fromiter((a for actions in action_lists for a in actions), dtype=np.int32,
-                              count=int(counts.sum())),
+                              count=num_edges),
+        "prob": np.fromiter((p for probs in prob_lists for p in probs), dtype=np.float64,
+                            count=num_edges),
     }
+    num_actions = game.num_distinct_actions()
+    dag["token"] = np.repeat(dag["action"][:, None], 2, axis=1)
+    for node, tokens in chance_tokens.items():
+        first = dag["child_start"][node]
+        for p in (0, 1):
+            dag["token"][first:first + len(tokens[p]), p] = [
+                num_actions + token if token >= 0 else -1 for token in tokens[p]]
+    dag["num_tokens"] = num_actions + len(suffix_ids)
     return dag, root_dag
+
+
+def _outcome_tokens(game: pyspiel.Game, state, children: list, player: int,
+                    suffix_ids: dict[str, int]) -> tuple[int, ...]:
+    """What `player` sees of each outcome of chance node `state` (`children`: one state per
+    outcome): -1 where his information state string stays the same, else the id (interned in
+    `suffix_ids`) of what the outcome appends to it. Raises NotMemoizable where an outcome
+    rewrites his string instead of extending it."""
+    before = state.information_state_string(player)
+    tokens = []
+    for child in children:
+        after = child.information_state_string(player)
+        if after == before:
+            tokens.append(-1)
+        elif after.startswith(before):
+            tokens.append(suffix_ids.setdefault(after[len(before):], len(suffix_ids)))
+        else:
+            raise NotMemoizable(f"{game}: a chance outcome after the deal rewrites player "
+                                f"{player}'s information state instead of extending it")
+    return tuple(tokens)
 
 
 def _preallocate_tree(total: int, deal: dict[str, list]) -> dict[str, np.ndarray]:

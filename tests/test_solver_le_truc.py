@@ -10,7 +10,7 @@ from open_spiel.python.algorithms import exploitability as openspiel_exploitabil
 
 import games  # noqa: F401  (registers python_le_truc)
 import solver
-from solver.tree import GameTree, NotPublicAfterDeal, compile_game
+from solver.tree import GameTree, NotMemoizable, _outcome_tokens, compile_game
 from test_solver_core import assert_lock_step, random_tabular_policy
 
 # Reduced variants (short ladder, no rest) that OpenSpiel's Python algorithms finish quickly.
@@ -18,7 +18,8 @@ BETTING = "max_redeals=0,allow_rest=false,stake_ladder=1:3"
 ISOMORPHIC = f"python_le_truc(num_ranks=3,hand_size=2,isomorphic=true,{BETTING})"
 CONCRETE = f"python_le_truc(num_ranks=2,hand_size=1,{BETTING})"
 ISOMORPHIC_SMALL = f"python_le_truc(num_ranks=2,hand_size=1,isomorphic=true,{BETTING})"
-WITH_REDEAL = "python_le_truc(num_ranks=2,hand_size=1,isomorphic=true,max_redeals=1)"
+WITH_REDEALS = "python_le_truc(num_ranks=3,hand_size=1,isomorphic=true,max_redeals=2)"
+CONCRETE_WITH_REDEAL = "python_le_truc(num_ranks=2,hand_size=1,max_redeals=1)"
 
 
 def load(game_string):
@@ -26,7 +27,8 @@ def load(game_string):
     return pyspiel.load_game(game_string)
 
 
-@pytest.mark.parametrize("game_string", [ISOMORPHIC, CONCRETE])
+@pytest.mark.parametrize("game_string", [ISOMORPHIC, CONCRETE, WITH_REDEALS,
+                                         CONCRETE_WITH_REDEAL])
 def test_memoized_compile_equals_the_traversal(game_string):
     traversed = compile_game(game_string, cache=False, method="traversal")
     memoized = compile_game(game_string, cache=False, method="subtree_key")
@@ -38,11 +40,29 @@ def test_memoized_compile_equals_the_traversal(game_string):
     assert memoized.info_state_strings() == traversed.info_state_names
 
 
-def test_memoized_compile_refuses_chance_after_the_deal_and_auto_falls_back():
-    with pytest.raises(NotPublicAfterDeal, match="chance node follows the deal"):
-        compile_game(WITH_REDEAL, cache=False, method="subtree_key")
-    tree = compile_game(WITH_REDEAL, cache=False)
-    assert tree.info_state_names is not None
+class _Seen:
+    """A stand-in state whose information state string is fixed per player."""
+
+    def __init__(self, *names):
+        self.names = names
+
+    def information_state_string(self, player):
+        return self.names[player]
+
+
+def test_memoized_compile_tokens_what_each_player_sees_of_a_redeal():
+    chance = _Seen("p0 | hand K", "p1 | hand A")
+    children = [_Seen("p0 | hand K | hand A", "p1 | hand A"),
+                _Seen("p0 | hand K | hand K", "p1 | hand A"),
+                _Seen("p0 | hand K | hand A", "p1 | hand A")]
+    suffixes = {}
+    assert _outcome_tokens("g", chance, children, 0, suffixes) == (0, 1, 0)
+    assert _outcome_tokens("g", chance, children, 1, suffixes) == (-1, -1, -1)
+    assert suffixes == {" | hand A": 0, " | hand K": 1}
+    rewritten = [_Seen("p0 | hand A K", "")]
+    with pytest.raises(NotMemoizable, match="rewrites player 0's information state"):
+        _outcome_tokens("g", chance, rewritten, 0, suffixes)
+
 
 
 @pytest.mark.parametrize("game_string", [ISOMORPHIC, CONCRETE])
