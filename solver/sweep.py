@@ -44,26 +44,26 @@ class Sweep:
 
     @classmethod
     def of(cls, tree: GameTree, policy: np.ndarray) -> "Sweep":
-        """The sweep of `tree` with `policy` (float64 [num_infoset_actions], copied in)."""
+        """The sweep of `tree` with `policy` (float64 [num_infoset_actions], copied in).
+
+        Built with few temporaries: a tree of 5e7 histories has 2e7 internal nodes."""
         internal = np.flatnonzero(tree.node_player != TERMINAL)
-        child_start = np.append(tree.child_start[internal], tree.num_nodes)
-        starts = child_start[:-1]
-        fan_out = np.diff(child_start)
+        child_start = np.empty(internal.shape[0] + 1, dtype=np.int64)
+        child_start[:-1] = tree.child_start[internal]
+        child_start[-1] = tree.num_nodes
         actor = tree.node_player[internal]
-        chance = actor == CHANCE
         num_actions = tree.num_infoset_actions
-        chance_fan_out = fan_out[chance]
+        prob_base = tree.infoset_action_start[tree.node_infoset[internal]]  # chance: fixed below
+        prob_base -= child_start[:-1]
+        chance = np.flatnonzero(actor == CHANCE)
+        chance_fan_out = child_start[chance + 1] - child_start[chance]
         chance_first = np.cumsum(chance_fan_out) - chance_fan_out  # offset in the chance part
-        chance_edges = (np.repeat(starts[chance] - chance_first, chance_fan_out)
+        prob_base[chance] = num_actions + chance_first - child_start[chance]
+        chance_edges = (np.repeat(child_start[chance] - chance_first, chance_fan_out)
                         + np.arange(chance_fan_out.sum()))
-        chance_offset = num_actions + chance_first
-        prob_base = np.empty(internal.shape[0], dtype=np.int64)
-        decisions = ~chance
-        prob_base[decisions] = (tree.infoset_action_start[tree.node_infoset[internal[decisions]]]
-                                - starts[decisions])
-        prob_base[chance] = chance_offset - starts[chance]
         ones_base = num_actions + chance_edges.shape[0]
-        prob = np.ones(ones_base + int(fan_out.max(initial=1)))
+        max_fan_out = int(np.max(child_start[1:] - child_start[:-1], initial=1))
+        prob = np.ones(ones_base + max_fan_out)
         prob[:num_actions] = policy
         prob[num_actions:ones_base] = tree.edge_prob[chance_edges]
         return cls(internal, child_start, actor, prob_base, prob, ones_base, num_actions)
