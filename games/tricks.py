@@ -18,6 +18,7 @@ Truc: the rank class; Truco: the vira-dependent scale with covered cards at 0).
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -38,10 +39,15 @@ class Play:
 class PublicMachine:
     """Base of a game's public-state machine: slotted fields, cheap clones, a key of the future.
 
-    Subclasses list their fields in `__slots__`, the immutable rules object first.
+    Subclasses list their fields in `__slots__`, the immutable rules object first, then at least
+    two fields.
     """
 
     __slots__ = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._future_fields = operator.attrgetter(*cls.__slots__[1:])  # a tuple, in one C call
 
     def clone(self):
         other = object.__new__(type(self))
@@ -55,7 +61,7 @@ class PublicMachine:
 
     def key(self) -> tuple:
         """Everything that decides the future of the hand (every field but the rules)."""
-        return tuple(getattr(self, name) for name in type(self).__slots__[1:])
+        return self._future_fields(self)
 
 
 def _top_plays(plays: Sequence[Play]) -> list[Play]:
