@@ -14,6 +14,10 @@ the point cards come last. It does not count cards or look ahead.
 `bot_policy(game, bot)` turns a bot into an OpenSpiel `TabularPolicy` (one query per information
 state, at a representative state) so that `solver.exploitability` can measure it exactly; for
 IS-MCTS that is one seeded search per information state, a sample of its stochastic policy.
+`BotPolicy(game, bot)` is the same as a lazy OpenSpiel `Policy`, for games too large to list
+every state: `solver.exploitability` asks it once per information state of the compiled tree,
+at the tree's first history of that information state. Both give probability one to a single
+legal action without asking the bot.
 
 IS-MCTS is `open_spiel.python.algorithms.ismcts.ISMCTSBot` (Cowling, Powley & Whitehouse 2012)
 with one random rollout per leaf, UCT constant `ISMCTS_UCT_C`, unlimited world samples (each
@@ -130,19 +134,38 @@ def make_bot(spec: str, game, seed: int) -> pyspiel.Bot:
     raise ValueError(f"unknown bot {spec!r}: use random, heuristic, ismcts or ismcts:SIMULATIONS")
 
 
-def bot_policy(game, bot) -> openspiel_policy.TabularPolicy:
-    """`bot`'s play as a TabularPolicy over every information state of `game` (small games).
+def bot_probabilities(bot, state) -> dict[int, float]:
+    """{action: probability} of `bot` at `state`; a single legal action without asking the bot.
 
     Uses `bot.action_probabilities(state)` where the bot has it, else `bot.get_policy(state)`.
     """
+    legal = state.legal_actions()
+    if len(legal) == 1:
+        return {legal[0]: 1.0}
+    if hasattr(bot, "action_probabilities"):
+        return bot.action_probabilities(state)
+    return dict(bot.get_policy(state))
+
+
+def bot_policy(game, bot) -> openspiel_policy.TabularPolicy:
+    """`bot`'s play as a TabularPolicy over every information state of `game` (small games)."""
     table = openspiel_policy.TabularPolicy(game)
     for index, state in enumerate(table.states):
-        if hasattr(bot, "action_probabilities"):
-            probabilities = bot.action_probabilities(state)
-        else:
-            probabilities = dict(bot.get_policy(state))
         row = table.action_probability_array[index]
         row[:] = 0.0
-        for action, probability in probabilities.items():
+        for action, probability in bot_probabilities(bot, state).items():
             row[action] = probability
     return table
+
+
+class BotPolicy(openspiel_policy.Policy):
+    """`bot` as an OpenSpiel Policy, asked at each state it is given (large games)."""
+
+    def __init__(self, game, bot):
+        """Both players play `bot`."""
+        super().__init__(game, list(range(game.num_players())))
+        self.bot = bot
+
+    def action_probabilities(self, state, player_id=None) -> dict[int, float]:
+        """The bot's probabilities at `state` (see `bot_probabilities`)."""
+        return bot_probabilities(self.bot, state)

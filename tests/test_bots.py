@@ -9,7 +9,7 @@ from open_spiel.python.algorithms import exploitability as openspiel_exploitabil
 
 import solver
 from solver import match
-from solver.bots import HeuristicBot, bot_policy, make_bot
+from solver.bots import BotPolicy, HeuristicBot, bot_policy, make_bot
 from solver.cli import main
 
 FULL = "python_two_ten_jack"
@@ -123,3 +123,12 @@ def test_bot_policy_of_ismcts_is_a_measurable_policy():
     assert table.action_probability_array.sum(axis=1) == pytest.approx(1.0)
     assert solver.exploitability(game, table) == pytest.approx(
         openspiel_exploitability.exploitability(game, table), abs=1e-9)
+
+
+def test_bot_policy_asked_lazily_matches_the_tabular_policy():
+    game = pyspiel.load_game("leduc_poker")
+    bot = make_bot("random", game, 0)
+    lazy = solver.exploitability(game, BotPolicy(game, bot), cache=False)
+    assert lazy == pytest.approx(
+        openspiel_exploitability.exploitability(game, bot_policy(game, bot)), abs=1e-9)
+    assert lazy > 1.0  # uniform play in Leduc is far from equilibrium
