@@ -34,6 +34,7 @@ import hashlib
 import inspect
 import json
 import logging
+import multiprocessing
 import os
 import pathlib
 import pickle
@@ -161,12 +162,14 @@ def check_game(game: pyspiel.Game) -> None:
         raise ValueError(f"{game}: the solver needs a zero-sum game, got {game_type.utility}")
 
 
-def compile_game(game: pyspiel.Game | str, cache: bool = True, method: str = "auto") -> GameTree:
+def compile_game(game: pyspiel.Game | str, cache: bool = True, method: str = "auto",
+                 workers: int | None = None) -> GameTree:
     """Compile `game` (a pyspiel.Game or a game string) into a `GameTree`.
 
     method: "traversal" (generic walk), "subtree_key" (memoized walk, games with
     `State.subtree_key` whose play after the opening deal is public, see the module docstring)
-    or "auto" (the memoized walk where it applies, else the traversal). With `cache`, a tree
+    or "auto" (the memoized walk where it applies, else the traversal). The memoized walk
+    uses `workers` processes (default: one per CPU). With `cache`, a tree
     compiled before for the same game string and source digest is loaded from disk instead.
     """
     game = load_game(game)
@@ -180,7 +183,7 @@ def compile_game(game: pyspiel.Game | str, cache: bool = True, method: str = "au
     tree = None
     if method == "subtree_key":
         try:
-            tree = _compile_by_subtree_key(game)
+            tree = _compile_by_subtree_key(game, workers or os.cpu_count() or 1)
         except NotMemoizable as error:
             if not automatic:
                 raise
@@ -288,12 +291,13 @@ def _tree_from_lists(game_string, interner, node_player, node_infoset, node_pare
     )
 
 
-def _compile_by_subtree_key(game: pyspiel.Game) -> GameTree:
+def _compile_by_subtree_key(game: pyspiel.Game, workers: int) -> GameTree:
     """Walk each distinct post-deal subtree once (memoized by `State.subtree_key`), unroll in numba.
 
     Requires: the opening chance nodes (the deal) all end at one depth, every later player
     action is public and every later chance outcome (a redeal) extends a player's information
-    state string or leaves it alone; raises NotMemoizable otherwise.
+    state string or leaves it alone; raises NotMemoizable otherwise. The walk runs in `workers`
+    processes.
     """
     from solver import _kernels
     deal, roots = _walk_deal(game)
@@ -305,7 +309,7 @@ def _compile_by_subtree_key(game: pyspiel.Game) -> GameTree:
                 names = knowledge_ids[player]
                 root_knowledge[index, player] = names.setdefault(
                     state.information_state_string(player), len(names))
-    dag, root_dag = _walk_distinct_subtrees(game, roots)
+    dag, root_dag = _walk_distinct_subtrees(game, roots, workers)
     sizes = np.empty(dag["player"].shape[0], dtype=np.int64)
     _kernels.dag_subtree_sizes(dag["child_start"], dag["child"], sizes)
     root_start = len(deal["player"]) - len(roots)
@@ -383,16 +387,76 @@ def _append_deal_node(deal, player, parent, action, prob, first_child) -> None:
     deal["child_start"].append(first_child)
 
 
-def _walk_distinct_subtrees(game: pyspiel.Game, roots: list) -> tuple[dict[str, np.ndarray],
-                                                                      np.ndarray]:
+def _walk_distinct_subtrees(game: pyspiel.Game, roots: list,
+                            workers: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """Each distinct subtree below the roots, once: a DAG keyed by `State.subtree_key()`.
-
-    Keys are stored pickled (compact bytes; pickling a key is deterministic) to bound memory.
 
     Returns the DAG as arrays (player int8, utility float64 player 0's return, CSR
     child_start int64 / child int32 / action int32 / prob float64 (chance edges, else 1) /
-    token int32 [edges, 2]: what each player sees of an edge, see `_outcome_tokens`) and each
-    root's DAG node; `num_tokens` bounds the tokens.
+    token int32 [edges, 2]: what each player sees of an edge, see `_outcome_tokens`), with
+    `num_tokens` bounding the tokens, and each root's DAG node.
+
+    With `workers` > 1 the roots are split among forked processes, each walking its share
+    (subtrees below different deals rarely coincide: a key holds the hands); their DAGs are
+    concatenated, a subtree found by two workers appearing twice, which the unrolled tree does
+    not see.
+    """
+    workers = min(workers, len(roots))
+    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        parts = [_walk_share(game, roots, range(len(roots)))]
+    else:
+        global _FORKED_WALK
+        _FORKED_WALK = (game, roots)  # read by the forked workers, never pickled
+        try:
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                parts = pool.map(_walk_forked_share, [range(w, len(roots), workers)
+                                                      for w in range(workers)])
+        finally:
+            _FORKED_WALK = None
+    return _merge_shares(game, parts, len(roots))
+
+
+_FORKED_WALK = None
+
+
+def _walk_forked_share(indices: range) -> tuple:
+    """`_walk_share` in a forked worker, on the walk the parent left in `_FORKED_WALK`."""
+    game, roots = _FORKED_WALK
+    return _walk_share(game, roots, indices)
+
+
+def _merge_shares(game: pyspiel.Game, parts: list, num_roots: int
+                  ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """One DAG from the workers' `_walk_share` results (node ids shifted, tokens re-interned)."""
+    num_actions = game.num_distinct_actions()
+    suffix_ids: dict[str, int] = {}
+    root_dag = np.empty(num_roots, dtype=np.int32)
+    arrays: dict[str, list] = {name: [] for name in parts[0][0]}
+    node_offset = edge_offset = 0
+    for dag, indices, part_roots, suffixes in parts:
+        root_dag[np.asarray(indices)] = part_roots + node_offset
+        shared_ids = np.array([suffix_ids.setdefault(suffix, len(suffix_ids))
+                               for suffix in suffixes] or [0], dtype=np.int32)
+        seen = dag["token"] >= num_actions
+        dag["token"][seen] = num_actions + shared_ids[dag["token"][seen] - num_actions]
+        dag["child"] += node_offset
+        dag["child_start"] = dag["child_start"][:-1] + edge_offset
+        for name, values in dag.items():
+            arrays[name].append(values)
+        node_offset += dag["player"].shape[0]
+        edge_offset += dag["child"].shape[0]
+    merged = {name: np.concatenate(values) for name, values in arrays.items()}
+    merged["child_start"] = np.append(merged["child_start"], edge_offset)
+    merged["num_tokens"] = num_actions + len(suffix_ids)
+    return merged, root_dag
+
+
+def _walk_share(game: pyspiel.Game, roots: list, indices) -> tuple:
+    """The DAG of the subtrees below `roots[i]` for i in `indices` (see
+    `_walk_distinct_subtrees`; chance tokens are num_actions + an index into the returned
+    suffixes), the indices, their DAG nodes and the suffixes.
+
+    Keys are stored pickled (compact bytes; pickling a key is deterministic) to bound memory.
     """
     memo: dict = {}
     player, utility, child_lists, action_lists, prob_lists = [], [], [], [], []
@@ -416,7 +480,7 @@ def _walk_distinct_subtrees(game: pyspiel.Game, roots: list) -> tuple[dict[str, 
                 logger.info("%s: %d distinct subtrees so far", game, dag)
         return dag
 
-    root_dag = np.array([node_of(state) for state in roots], dtype=np.int32)
+    root_dag = np.array([node_of(roots[i]) for i in indices], dtype=np.int32)
     while pending:
         dag, state = pending.pop()
         if state.is_terminal():
@@ -463,8 +527,7 @@ def _walk_distinct_subtrees(game: pyspiel.Game, roots: list) -> tuple[dict[str, 
         for p in (0, 1):
             dag["token"][first:first + len(tokens[p]), p] = [
                 num_actions + token if token >= 0 else -1 for token in tokens[p]]
-    dag["num_tokens"] = num_actions + len(suffix_ids)
-    return dag, root_dag
+    return dag, indices, root_dag, list(suffix_ids)
 
 
 def _outcome_tokens(game: pyspiel.Game, state, children: list, player: int,

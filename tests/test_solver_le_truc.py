@@ -27,11 +27,12 @@ def load(game_string):
     return pyspiel.load_game(game_string)
 
 
-@pytest.mark.parametrize("game_string", [ISOMORPHIC, CONCRETE, WITH_REDEALS,
-                                         CONCRETE_WITH_REDEAL])
-def test_memoized_compile_equals_the_traversal(game_string):
+@pytest.mark.parametrize("game_string,workers", [
+    (ISOMORPHIC, 1), (ISOMORPHIC, 3), (CONCRETE, 2), (WITH_REDEALS, 1), (WITH_REDEALS, 2),
+    (CONCRETE_WITH_REDEAL, 2)])
+def test_memoized_compile_equals_the_traversal(game_string, workers):
     traversed = compile_game(game_string, cache=False, method="traversal")
-    memoized = compile_game(game_string, cache=False, method="subtree_key")
+    memoized = compile_game(game_string, cache=False, method="subtree_key", workers=workers)
     assert memoized.info_state_names is None
     for field in GameTree.__dataclass_fields__:
         if field not in ("game_string", "info_state_names"):
