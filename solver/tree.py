@@ -134,11 +134,40 @@ class GameTree:
         return state.information_state_string(int(self.infoset_player[infoset]))
 
     def info_state_strings(self, game: pyspiel.Game | None = None) -> list[str]:
-        """All information state strings, in information state order (replayed if not kept)."""
+        """All information state strings, in information state order: the kept ones, or read
+        off one depth-first replay of the paths to each information state's first node (a
+        path's prefix is applied once for all the states below it)."""
         if self.info_state_names is not None:
             return self.info_state_names
         game = game if game is not None else pyspiel.load_game(self.game_string)
-        return [self.info_state_string(i, game) for i in range(self.num_infosets)]
+        first_of = np.full(self.num_nodes, -1, dtype=np.int64)
+        first_of[self.infoset_node] = np.arange(self.num_infosets)
+        on_path = self._ancestors_of(self.infoset_node)
+        names: list[str] = [""] * self.num_infosets
+        stack = [(0, game.new_initial_state())]
+        while stack:
+            node, state = stack.pop()
+            infoset = first_of[node]
+            if infoset >= 0:
+                names[infoset] = state.information_state_string(int(self.infoset_player[infoset]))
+            children = [child for child in range(self.child_start[node], self.child_start[node + 1])
+                        if on_path[child]]
+            for k, child in enumerate(children):
+                child_state = state if k == len(children) - 1 else state.clone()
+                child_state.apply_action(int(self.node_action[child]))
+                stack.append((child, child_state))
+        return names
+
+    def _ancestors_of(self, nodes: np.ndarray) -> np.ndarray:
+        """bool [num_nodes]: the nodes and every node above them."""
+        marked = np.zeros(self.num_nodes, dtype=np.bool_)
+        frontier = np.unique(nodes)
+        while frontier.size:
+            marked[frontier] = True
+            parents = self.node_parent[frontier]
+            parents = parents[parents >= 0]
+            frontier = np.unique(parents[~marked[parents]])
+        return marked
 
 
 def load_game(game: pyspiel.Game | str) -> pyspiel.Game:
