@@ -407,17 +407,33 @@ class CardRecord:
         return other
 
 
-class LeTrucState(pyspiel.State):
-    """A hand in progress: the public machine plus chance and the private hands."""
+class Hand:
+    """One hand outside OpenSpiel: the rules, the public machine and the card record, with the
+    chance and card logic. `LeTrucState` wraps one (and checks actions); the memoized tree
+    compiler (`solver.tree`) walks Hands directly, cloning them without OpenSpiel's deep copy."""
 
-    def __init__(self, game: LeTrucGame):
-        super().__init__(game)
-        rules = game.rules
+    __slots__ = ("rules", "public", "record")
+
+    def __init__(self, rules: Rules):
         self.rules = rules
         self.public = PublicState(rules)
         self.record = CardRecord(rules)
 
+    def clone(self) -> "Hand":
+        other = Hand.__new__(Hand)
+        other.rules = self.rules
+        other.public = self.public.clone()
+        other.record = self.record.__deepcopy__(None)
+        return other
+
+    def __deepcopy__(self, memo):
+        """OpenSpiel clones Python states by deep-copying their attributes."""
+        return self.clone()
+
     # --- chance ------------------------------------------------------------------------------
+    def is_chance_node(self) -> bool:
+        return self.public.phase == Phase.DEAL
+
     def _dealing_player(self) -> int:
         """Who receives cards next (player 0's hand first), given hands are being dealt."""
         return 0 if len(self.record.hands[0]) < self.rules.hand_size else 1
@@ -451,34 +467,33 @@ class LeTrucState(pyspiel.State):
             if player == 1:
                 self.public.hands_dealt()
 
-    # --- OpenSpiel hooks ---------------------------------------------------------------------
-    def current_player(self):
+    # --- play --------------------------------------------------------------------------------
+    def current_player(self) -> int:
         if self.public.is_over():
             return pyspiel.PlayerId.TERMINAL
         if self.public.phase == Phase.DEAL:
             return pyspiel.PlayerId.CHANCE
         return self.public.to_act
 
-    def _legal_actions(self, player):
+    def legal_actions_of(self, player: int) -> list[int]:
+        """`player`'s legal actions, ascending (he must be the one to act)."""
         actions = self.public.legal_actions()
         if self.public.is_card_turn():
             actions += sorted({CARD_ACTION_BASE + item for item in self.record.hands[player]})
         return sorted(actions)
 
-    def _apply_action(self, action):
-        if self.public.is_over():
-            raise ValueError(f"action {action} cannot be applied: the hand is over")
+    def legal_actions(self) -> list[int]:
+        """The legal actions of the player to act (chance: the possible outcomes)."""
         if self.public.phase == Phase.DEAL:
-            if action not in {outcome for outcome, _ in self.chance_outcomes()}:
-                raise ValueError(f"chance outcome {action} is not possible here")
+            return [outcome for outcome, _ in self.chance_outcomes()]
+        return self.legal_actions_of(self.public.to_act)
+
+    def apply_action(self, action: int) -> None:
+        """Apply a legal action or chance outcome (unchecked: see `LeTrucState`)."""
+        if self.public.phase == Phase.DEAL:
             self._apply_deal(action)
             return
         player = self.public.to_act
-        legal = self._legal_actions(player)
-        if action not in legal:
-            raise ValueError(
-                f"action {action} is not legal for player {player} here; legal: "
-                f"{[self._action_to_string(player, a) for a in legal]}")
         self.record.history_items.append((player, action))
         if action >= CARD_ACTION_BASE:
             item = action - CARD_ACTION_BASE
@@ -489,30 +504,100 @@ class LeTrucState(pyspiel.State):
             if action == AGREE:
                 self.record.hands = [[], []]
 
-    def _action_to_string(self, player, action):
-        return action_name(self.rules, player, action, self._card_name)
+    def child(self, action: int) -> "Hand":
+        other = self.clone()
+        other.apply_action(action)
+        return other
 
-    def _card_name(self, item: int) -> str:
-        """`7s` for a concrete card, `7` for a rank class."""
-        return self.rules.deck.rank_name(item) if self.rules.isomorphic else \
-            self.rules.deck.name(item)
-
-    def is_terminal(self):
+    def is_terminal(self) -> bool:
         return self.public.is_over()
 
-    def returns(self):
+    def returns(self) -> list[float]:
         return self.public.returns()
 
     def subtree_key(self):
-        """Hashable key: states with equal keys have identical subtrees (players, legal actions,
+        """Hashable key: hands with equal keys have identical subtrees (players, legal actions,
         chance outcomes and probabilities, returns). Everything after the first deal that is
         not a redeal deal is public."""
         return (self.public.key(), tuple(map(tuple, self.record.hands)), self.record.undealt)
 
+    def information_state_string(self, player: int) -> str:
+        return information_state(self, player, self.card_name)
+
+    def action_to_string(self, player: int, action: int) -> str:
+        return action_name(self.rules, player, action, self.card_name)
+
+    def card_name(self, item: int) -> str:
+        """`7s` for a concrete card, `7` for a rank class."""
+        return self.rules.deck.rank_name(item) if self.rules.isomorphic else \
+            self.rules.deck.name(item)
+
     def __str__(self):
-        hands = " / ".join(" ".join(self._card_name(i) for i in hand) for hand in self.record.hands)
-        history = ", ".join(f"{p}:{self._action_to_string(p, a)}" for p, a in self.record.history_items)
+        hands = " / ".join(" ".join(self.card_name(i) for i in hand) for hand in self.record.hands)
+        history = ", ".join(f"{p}:{self.action_to_string(p, a)}"
+                            for p, a in self.record.history_items)
         return f"hands {hands} | {history}"
+
+
+class LeTrucState(pyspiel.State):
+    """A hand in progress as an OpenSpiel state: a `Hand`, and checks on the actions applied.
+
+    `rules`, `public` and `record` read through to the hand (OpenSpiel clones a state by
+    deep-copying its attributes: one attribute, one copy)."""
+
+    def __init__(self, game: LeTrucGame):
+        super().__init__(game)
+        self.hand = Hand(game.rules)
+
+    rules = property(lambda self: self.hand.rules)
+    public = property(lambda self: self.hand.public)
+    record = property(lambda self: self.hand.record)
+
+    def compile_walk_state(self) -> Hand:
+        """A copy of the hand for `solver.tree`'s memoized walk (same walk methods, no OpenSpiel)."""
+        return self.hand.clone()
+
+    # --- OpenSpiel hooks ---------------------------------------------------------------------
+    def current_player(self):
+        return self.hand.current_player()
+
+    def chance_outcomes(self):
+        return self.hand.chance_outcomes()
+
+    def _legal_actions(self, player):
+        return self.hand.legal_actions_of(player)
+
+    def _apply_action(self, action):
+        hand = self.hand
+        if hand.public.is_over():
+            raise ValueError(f"action {action} cannot be applied: the hand is over")
+        if hand.public.phase == Phase.DEAL:
+            if action not in {outcome for outcome, _ in hand.chance_outcomes()}:
+                raise ValueError(f"chance outcome {action} is not possible here")
+        else:
+            player = hand.public.to_act
+            legal = hand.legal_actions_of(player)
+            if action not in legal:
+                raise ValueError(
+                    f"action {action} is not legal for player {player} here; legal: "
+                    f"{[hand.action_to_string(player, a) for a in legal]}")
+        hand.apply_action(action)
+
+    def _action_to_string(self, player, action):
+        return self.hand.action_to_string(player, action)
+
+    def is_terminal(self):
+        return self.hand.is_terminal()
+
+    def returns(self):
+        return self.hand.returns()
+
+    def subtree_key(self):
+        """See `Hand.subtree_key`."""
+        return self.hand.subtree_key()
+
+    def __str__(self):
+        return str(self.hand)
 
 
 def action_name(rules: Rules, player: int, action: int, card_name) -> str:
@@ -638,13 +723,13 @@ class LeTrucObserver(Observer):
     def string_from(self, state: LeTrucState, player: int) -> str:
         """Information state string, or a readable table view of what `player` sees now."""
         if self.perfect_recall:
-            return information_state(state, player, state._card_name)
+            return information_state(state, player, state.hand.card_name)
         return observation(state, player)
 
 
 def observation(state: LeTrucState, player: int) -> str:
     """`P0 | hand: 7s Ah | stake 2 | T1: 9d>8c | T2: Kh | raise to 6? | P1 to play`."""
-    public, name = state.public, state._card_name
+    public, name = state.public, state.hand.card_name
     parts = [f"P{player}", "hand: " + (_hand_text(state.record.hands[player], name) or "-")]
     stake = f"stake {public.stake}" + (" (rest agreed)" if public.rest_agreed else "")
     parts.append(stake)
@@ -660,7 +745,7 @@ def _trick_lines(state: LeTrucState) -> list[str]:
     lines = []
     for index in range(0, len(plays), NUM_PLAYERS):
         trick = plays[index:index + NUM_PLAYERS]
-        cards_ = [state._card_name(item) for _, item in trick]
+        cards_ = [state.hand.card_name(item) for _, item in trick]
         number = index // NUM_PLAYERS
         if len(trick) < NUM_PLAYERS:
             lines.append(f"T{number + 1}: {cards_[0]}")

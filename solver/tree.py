@@ -16,8 +16,9 @@ Two builders produce the same arrays:
 * `_compile_by_subtree_key`, for games whose states expose
   `subtree_key()` and whose every player action after the opening deal is public, and every
   later chance outcome (Le Truc's redeal) extends a player's information state string or leaves
-  it alone: each distinct subtree is walked once through the Python API and the history tree is
-  then expanded in numba. Its information states are composed as (the player's information
+  it alone: each distinct subtree is walked once through the Python API (or the game's own
+  light state, `compile_walk_state()`, which skips OpenSpiel's deep-copy clones) and the
+  history tree is then expanded in numba. Its information states are composed as (the player's information
   state right after the deal, his view since: the public actions and what the later chance
   outcomes appended to his information state string); their strings are
   produced on demand by replaying a representative history. Tests pin it to the traversal on
@@ -509,7 +510,7 @@ def _walk_share(game: pyspiel.Game, roots: list, indices) -> tuple:
                 logger.info("%s: %d distinct subtrees so far", game, dag)
         return dag
 
-    root_dag = np.array([node_of(roots[i]) for i in indices], dtype=np.int32)
+    root_dag = np.array([node_of(_walk_state(roots[i])) for i in indices], dtype=np.int32)
     while pending:
         dag, state = pending.pop()
         if state.is_terminal():
@@ -557,6 +558,15 @@ def _walk_share(game: pyspiel.Game, roots: list, indices) -> tuple:
             dag["token"][first:first + len(tokens[p]), p] = [
                 num_actions + token if token >= 0 else -1 for token in tokens[p]]
     return dag, indices, root_dag, list(suffix_ids)
+
+
+def _walk_state(state):
+    """What the memoized walk expands below a root: the game's own light copy of the state
+    (`compile_walk_state()`, with the walk's methods: is_terminal, returns, is_chance_node,
+    chance_outcomes, current_player, legal_actions, child, apply_action, subtree_key,
+    information_state_string) where it offers one, else the OpenSpiel state itself."""
+    light_copy = getattr(state, "compile_walk_state", None)
+    return light_copy() if light_copy is not None else state
 
 
 def _outcome_tokens(game: pyspiel.Game, state, children: list, player: int,
