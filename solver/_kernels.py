@@ -25,7 +25,8 @@ Best response (exact, for player p against the fixed policy of the other): nodes
 number of p's own decisions above them. Under perfect recall every history of an information
 state lies in one band, and everything below a p-node lies in a deeper band, so the bands are
 solved deepest first: sum the counterfactual action values of p's information states of the band,
-take the argmax, then evaluate the band's nodes bottom-up.
+take the argmax, then evaluate the band's nodes bottom-up. The bands depend on the tree only:
+`solver.best_response.Workspace` sorts the nodes by band once per player.
 
 All kernels mutate preallocated arrays and return nothing; shapes follow `GameTree`'s and
 `Sweep`'s docstrings, `policy` is float64 [num_infoset_actions].
@@ -190,75 +191,73 @@ def policy_value_pass(child_start, node_player, node_infoset, edge_prob, utility
 
 
 @njit(cache=True)
-def best_response_bands(child_start, node_player, node_infoset, edge_prob, infoset_action_start,
-                        policy, player, reach_others, band, infoset_band):
-    """Forward pass for best response: others' reach and band (player's decisions above).
-
-    Returns the deepest band. `infoset_band` gets the band of each of `player`'s infosets.
+def player_bands(child_start, node_player, node_infoset, player, band, infoset_band):
+    """Each node's band: the number of `player`'s decisions above it (a property of the tree,
+    computed once per player). `infoset_band` gets the band of each of his information states.
     """
-    reach_others[0] = 1.0
     band[0] = 0
-    deepest = 0
     for node in range(node_player.shape[0]):
         actor = node_player[node]
         if actor == TERMINAL:
             continue
-        start = child_start[node]
-        end = child_start[node + 1]
-        others = reach_others[node]
         child_band = band[node]
         if actor == player:
-            infoset_band[node_infoset[node]] = band[node]
+            infoset_band[node_infoset[node]] = child_band
             child_band += 1
-            if child_band > deepest:
-                deepest = child_band
-        for child in range(start, end):
+        for child in range(child_start[node], child_start[node + 1]):
             band[child] = child_band
+
+
+@njit(cache=True)
+def best_response_value(child_start, node_player, node_infoset, edge_prob, utility,
+                        infoset_action_start, policy, player, band_nodes, band_node_start,
+                        band_infosets, band_infoset_start, reach_others, value, action_value,
+                        best_action):
+    """`player`'s best-response value against `policy` of the other player, at the root.
+
+    Bands (see the module docstring) come sorted: band b's nodes are
+    band_nodes[band_node_start[b]:band_node_start[b + 1]] (ascending), its information states
+    band_infosets[band_infoset_start[b]:...], both int32. Work arrays: reach_others, value
+    float64 [n]; action_value float64 [num_infoset_actions]; best_action int64 [m] (offset
+    into actions).
+    """
+    reach_others[0] = 1.0
+    for node in range(node_player.shape[0]):
+        actor = node_player[node]
+        if actor == TERMINAL:
+            continue
+        others = reach_others[node]
+        start = child_start[node]
+        base = infoset_action_start[node_infoset[node]] - start
+        for child in range(start, child_start[node + 1]):
             if actor == CHANCE:
                 reach_others[child] = others * edge_prob[child]
             elif actor == player:
                 reach_others[child] = others
             else:
-                base = infoset_action_start[node_infoset[node]] - start
                 reach_others[child] = others * policy[base + child]
-    return deepest
-
-
-@njit(cache=True)
-def best_response_value(child_start, node_player, node_infoset, edge_prob, utility,
-                        infoset_player, infoset_action_start, policy, player, reach_others,
-                        band, infoset_band, value, action_value, best_action):
-    """`player`'s best-response value against `policy` of the other player, at the root.
-
-    Work arrays: reach_others, value float64 [n]; band int32 [n]; infoset_band int32 [m];
-    action_value float64 [num_infoset_actions]; best_action int64 [m] (offset into actions).
-    """
-    deepest = best_response_bands(child_start, node_player, node_infoset, edge_prob,
-                                  infoset_action_start, policy, player, reach_others, band,
-                                  infoset_band)
     sign = 1.0 if player == 0 else -1.0
-    num_nodes = node_player.shape[0]
     action_value[:] = 0.0
-    for level in range(deepest, -1, -1):
-        for node in range(num_nodes - 1, -1, -1):
-            if band[node] != level or node_player[node] != player:
+    for level in range(band_node_start.shape[0] - 2, -1, -1):
+        first, last = band_node_start[level], band_node_start[level + 1]
+        for k in range(first, last):
+            node = band_nodes[k]
+            if node_player[node] != player:
                 continue
             start = child_start[node]
             base = infoset_action_start[node_infoset[node]] - start
             weight = reach_others[node]
             for child in range(start, child_start[node + 1]):
                 action_value[base + child] += weight * value[child]
-        for infoset in range(infoset_player.shape[0]):
-            if infoset_player[infoset] != player or infoset_band[infoset] != level:
-                continue
+        for k in range(band_infoset_start[level], band_infoset_start[level + 1]):
+            infoset = band_infosets[k]
             best = infoset_action_start[infoset]
             for a in range(best + 1, infoset_action_start[infoset + 1]):
                 if action_value[a] > action_value[best]:
                     best = a
             best_action[infoset] = best
-        for node in range(num_nodes - 1, -1, -1):
-            if band[node] != level:
-                continue
+        for k in range(last - 1, first - 1, -1):
+            node = band_nodes[k]
             actor = node_player[node]
             if actor == TERMINAL:
                 value[node] = sign * utility[node]

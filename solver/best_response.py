@@ -16,17 +16,36 @@ from solver.tree import GameTree, compile_game, load_game
 
 
 class Workspace:
-    """Preallocated work arrays for best response and value passes on one tree."""
+    """Preallocated work arrays for best response and value passes on one tree, and each
+    player's bands (sorted once, on first use)."""
 
     def __init__(self, tree: GameTree, reach_others: np.ndarray | None = None,
                  value: np.ndarray | None = None):
         """Allocate, reusing the given float64 [num_nodes] arrays when passed."""
+        self.tree = tree
         self.reach_others = reach_others if reach_others is not None else np.empty(tree.num_nodes)
         self.value = value if value is not None else np.empty(tree.num_nodes)
-        self.band = np.empty(tree.num_nodes, dtype=np.int32)
-        self.infoset_band = np.zeros(tree.num_infosets, dtype=np.int32)
         self.action_value = np.empty(tree.num_infoset_actions)
         self.best_action = np.zeros(tree.num_infosets, dtype=np.int64)
+        self._bands: dict[int, tuple] = {}
+
+    def bands(self, player: int) -> tuple[np.ndarray, ...]:
+        """`player`'s bands for `_kernels.best_response_value`: nodes sorted by band and the
+        band starts, his information states sorted by band and the band starts."""
+        if player not in self._bands:
+            tree = self.tree
+            band = np.empty(tree.num_nodes, dtype=np.int32)
+            infoset_band = np.full(tree.num_infosets, -1, dtype=np.int32)
+            _kernels.player_bands(tree.child_start, tree.node_player, tree.node_infoset, player,
+                                  band, infoset_band)
+            levels = np.arange(int(band.max()) + 2)
+            nodes = np.argsort(band, kind="stable").astype(np.int32)
+            infosets = np.flatnonzero(tree.infoset_player == player)
+            infosets = infosets[np.argsort(infoset_band[infosets], kind="stable")].astype(np.int32)
+            self._bands[player] = (
+                nodes, np.searchsorted(band[nodes], levels),
+                infosets, np.searchsorted(infoset_band[infosets], levels))
+        return self._bands[player]
 
 
 def best_response_value(tree: GameTree, policy: np.ndarray, player: int,
@@ -35,8 +54,8 @@ def best_response_value(tree: GameTree, policy: np.ndarray, player: int,
     work = workspace if workspace is not None else Workspace(tree)
     return float(_kernels.best_response_value(
         tree.child_start, tree.node_player, tree.node_infoset, tree.edge_prob, tree.utility,
-        tree.infoset_player, tree.infoset_action_start, policy, player, work.reach_others,
-        work.band, work.infoset_band, work.value, work.action_value, work.best_action))
+        tree.infoset_action_start, policy, player, *work.bands(player), work.reach_others,
+        work.value, work.action_value, work.best_action))
 
 
 def nash_conv_of_array(tree: GameTree, policy: np.ndarray,
