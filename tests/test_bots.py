@@ -1,6 +1,7 @@
 """Baseline bots and duplicate matches (solver.bots, solver.match)."""
 import json
 
+import numpy as np
 import pyspiel
 import pytest
 
@@ -132,3 +133,22 @@ def test_bot_policy_asked_lazily_matches_the_tabular_policy():
     assert lazy == pytest.approx(
         openspiel_exploitability.exploitability(game, bot_policy(game, bot)), abs=1e-9)
     assert lazy > 1.0  # uniform play in Leduc is far from equilibrium
+
+
+def test_heuristic_policy_is_over_legal_actions_in_the_two_suit_variant():
+    game = pyspiel.load_game("python_two_ten_jack(suits=h:s,ranks=2:T:J:A,hand_size=2)")
+    policy = BotPolicy(game, HeuristicBot(game))
+    rng = np.random.default_rng(5)
+    asked = 0
+    for _ in range(40):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+                continue
+            probabilities = policy.action_probabilities(state)
+            assert set(probabilities) <= set(state.legal_actions())
+            assert sum(probabilities.values()) == pytest.approx(1.0)
+            asked += len(state.legal_actions()) > 1
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert asked > 40
