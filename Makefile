@@ -19,7 +19,7 @@ test: $(STAMP)
 
 solve: $(STAMP)
 	$(BIN)/tricksolver solve python_le_truc -p num_ranks=4 -p hand_size=2 -p isomorphic=true \
-	    -p max_redeals=0 --target 1e-5 --out results/le_truc/small
+	    --target 1e-5 --out results/le_truc/small
 	$(BIN)/tricksolver chart results/le_truc/small
 
 bench: $(STAMP)
