@@ -27,7 +27,16 @@ Rules implemented (one deal = one OpenSpiel game):
 * Information: played cards, declarations and trick winners are public; a player sees his own
   dealt and drawn cards; the opponent's hand and the stock order are hidden. Information state
   strings show the dealt hand sorted (the order inside the deal is not strategic), then every
-  trick and the player's own draw after it.
+  trick and the player's own draw after it (`history_string`): a trick and an own draw append
+  to the string, an opponent's draw leaves it alone.
+
+Exact solver: states have `subtree_key()` (see `Deal.subtree_key`: who is due a card, who
+plays, the open trick, the tricks done, the point difference, both hands and the undealt
+cards), so `solver.compile_game` uses its memoized compiler: play after the deal is public and
+every draw extends the drawer's information state string. `compile_walk_state()` hands it the
+state's `Deal` (the rules' logic and the changing record, which the OpenSpiel state wraps)
+without OpenSpiel's deep-copy clone. `suits=h:s,ranks=2:T:J:A,hand_size=2` compiles in 3 s
+instead of 379 s by traversal.
 
 `returns()` are the points of this deal, zero-sum: own deal points minus the opponent's. The
 match (first to `target` points, scores carried over as `score0`/`score1`, dealer alternating)
@@ -359,26 +368,34 @@ def _rules_from_params(params: dict) -> Rules:
     return Rules(deck, hand_size, dealer, params["target"], (params["score0"], params["score1"]))
 
 
-class _DealRecord:
-    """The changing part of a deal, with a fast deep copy.
+class Deal:
+    """One deal outside OpenSpiel: the rules, the changing record and the rules' logic.
 
-    OpenSpiel clones a Python state by deep-copying each of its attributes; the generic deep copy
-    of these sets, lists and frozen tricks took most of the time of a walk over the game tree.
+    `TwoTenJackState` wraps one (and checks the actions applied); the memoized tree compiler
+    (`solver.tree`) walks Deals directly (`TwoTenJackState.compile_walk_state`), cloning them
+    without OpenSpiel's deep copy. OpenSpiel clones a Python state by deep-copying each of its
+    attributes; the generic deep copy of these sets, lists and frozen tricks took most of the time
+    of a walk over the game tree, hence `clone`.
     """
 
-    def __init__(self, hand_size: int):
+    __slots__ = ("rules", "hands", "received", "tricks", "points", "won", "used", "to_receive")
+
+    def __init__(self, rules: Rules):
         """Empty hands; `hand_size` cards due to player 0, then to player 1."""
+        self.rules = rules
         self.hands = [set(), set()]
         self.received = [[], []]  # per player: (tricks completed when received, card)
         self.tricks: list[Trick] = []
         self.points = [0, 0]
         self.won = [[], []]
         self.used = set()  # dealt or drawn cards
-        self.to_receive = [0] * hand_size + [1] * hand_size
+        self.to_receive = [0] * rules.hand_size + [1] * rules.hand_size
 
-    def __deepcopy__(self, memo):
-        """New containers; their items (card numbers, tuples, frozen tricks) are shared."""
-        other = _DealRecord.__new__(_DealRecord)
+    def clone(self) -> "Deal":
+        """New containers; their items (card numbers, tuples, frozen tricks) and the rules are
+        shared."""
+        other = Deal.__new__(Deal)
+        other.rules = self.rules
         other.hands = [set(hand) for hand in self.hands]
         other.received = [list(received) for received in self.received]
         other.tricks = list(self.tricks)
@@ -388,38 +405,46 @@ class _DealRecord:
         other.to_receive = list(self.to_receive)
         return other
 
+    def __deepcopy__(self, memo):
+        """OpenSpiel clones Python states by deep-copying their attributes."""
+        return self.clone()
 
-def _deal_field(name: str, doc: str) -> property:
-    """A read-only state attribute that lives in the state's `_DealRecord`."""
-    return property(operator.attrgetter(f"_deal.{name}"), doc=doc)
+    # --- chance ------------------------------------------------------------------------------
+    def is_chance_node(self) -> bool:
+        """Cards are due (the deal, or the draws after a trick)."""
+        return bool(self.to_receive)
 
+    def chance_outcomes(self):
+        """Uniform over the cards not dealt or drawn yet."""
+        outcomes = [c for c in range(self.rules.num_cards) if c not in self.used]
+        p = 1.0 / len(outcomes)
+        return [(c, p) for c in outcomes]
 
-class TwoTenJackState(pyspiel.State):
-    """A deal in progress: hands, tricks, draws and points won."""
+    def receive(self, card: int):
+        """Gives `card` to the next player due a card."""
+        player = self.to_receive.pop(0)
+        self.used.add(card)
+        self.hands[player].add(card)
+        self.received[player].append((self.completed_tricks(), card))
 
-    hands = _deal_field("hands", "Per player, the set of cards in hand.")
-    received = _deal_field("received", "Per player, (tricks completed when received, card).")
-    tricks = _deal_field("tricks", "The tricks so far, the open one last.")
-    points = _deal_field("points", "Per player, the points of the cards won so far.")
-    won = _deal_field("won", "Per player, the cards won in tricks.")
-    _used = _deal_field("used", "Cards dealt or drawn.")
-    _to_receive = _deal_field("to_receive", "Players due a card, in order.")
+    def completed_tricks(self) -> int:
+        """Tricks with both cards played."""
+        return len(self.tricks) - (self.open_trick() is not None)
 
-    def __init__(self, game):
-        """The state before the deal; only `TwoTenJackGame.new_initial_state` calls this."""
-        super().__init__(game)
-        self.rules = game.rules
-        self._deal = _DealRecord(self.rules.hand_size)
+    def stock_left(self) -> int:
+        """Cards not dealt or drawn yet."""
+        return self.rules.num_cards - len(self.used)
 
-    def current_player(self):
+    # --- play --------------------------------------------------------------------------------
+    def current_player(self) -> int:
         """Chance while cards are due, the trick's next player, or TERMINAL."""
-        if self._to_receive:
+        if self.to_receive:
             return pyspiel.PlayerId.CHANCE
         if len(self.tricks) == self.rules.num_tricks and self.tricks[-1].winner is not None:
             return pyspiel.PlayerId.TERMINAL
-        return self._next_to_play()
+        return self.next_to_play()
 
-    def _next_to_play(self) -> int:
+    def next_to_play(self) -> int:
         """The leader of a new trick, or the follower of the open one."""
         if not self.tricks:
             return self.rules.first_leader
@@ -432,7 +457,7 @@ class TwoTenJackState(pyspiel.State):
             return self.tricks[-1]
         return None
 
-    def _legal_actions(self, player):
+    def legal_actions_of(self, player: int) -> list[int]:
         """Card actions (and the As declarations when leading), ascending."""
         hand = self.hands[player]
         trick = self.open_trick()
@@ -451,41 +476,26 @@ class TwoTenJackState(pyspiel.State):
             actions += [self.rules.lead_as_trump, self.rules.lead_as_spade]
         return actions
 
-    def chance_outcomes(self):
-        """Uniform over the cards not dealt or drawn yet."""
-        outcomes = [c for c in range(self.rules.num_cards) if c not in self._used]
-        p = 1.0 / len(outcomes)
-        return [(c, p) for c in outcomes]
+    def legal_actions(self) -> list[int]:
+        """The legal actions of the player to act (chance: the possible outcomes)."""
+        if self.to_receive:
+            return [card for card, _ in self.chance_outcomes()]
+        return self.legal_actions_of(self.next_to_play())
 
-    def _apply_action(self, action):
-        """Deals/draws a card or plays one; raises ValueError (state unchanged) if illegal."""
-        if self.is_chance_node():
-            if not 0 <= action < self.rules.num_cards or action in self._used:
-                raise ValueError(f"illegal chance outcome {action}: card unknown or dealt already")
-            self._receive(action)
-            return
-        player = self.current_player()
-        if player < 0 or action not in self._legal_actions(player):
-            legal = [self.rules.action_name(a) for a in self.legal_actions()]
-            raise ValueError(f"illegal action {action} for player {player}: legal are {legal}")
-        self._play(player, action)
+    def apply_action(self, action: int):
+        """Deals or draws a card, or plays one (unchecked: see `TwoTenJackState`)."""
+        if self.to_receive:
+            self.receive(action)
+        else:
+            self.play(self.next_to_play(), action)
 
-    def _receive(self, card: int):
-        """Gives `card` to the next player due a card."""
-        player = self._to_receive.pop(0)
-        self._used.add(card)
-        self.hands[player].add(card)
-        self.received[player].append((self._completed_tricks(), card))
+    def child(self, action: int) -> "Deal":
+        """A copy with `action` applied."""
+        other = self.clone()
+        other.apply_action(action)
+        return other
 
-    def _completed_tricks(self) -> int:
-        """Tricks with both cards played."""
-        return len(self.tricks) - (self.open_trick() is not None)
-
-    def stock_left(self) -> int:
-        """Cards not dealt or drawn yet."""
-        return self.rules.num_cards - len(self._used)
-
-    def _play(self, player: int, action: int):
+    def play(self, player: int, action: int):
         """Leads or follows; a completed trick is scored and starts the draws."""
         rules = self.rules
         card = rules.ace_of_spades if action >= rules.num_cards else action
@@ -499,8 +509,115 @@ class TwoTenJackState(pyspiel.State):
         self.tricks[-1] = dataclasses.replace(trick, follow=card, winner=winner)
         self.won[winner] += [trick.lead, card]
         self.points[winner] += rules.points(trick.lead) + rules.points(card)
-        if len(self._used) < rules.num_cards:
-            self._deal.to_receive = [winner, 1 - winner]
+        if len(self.used) < rules.num_cards:
+            self.to_receive = [winner, 1 - winner]
+
+    def is_terminal(self) -> bool:
+        """True once every card has been played."""
+        return self.current_player() == pyspiel.PlayerId.TERMINAL
+
+    def returns(self) -> list[float]:
+        """Own deal points minus the opponent's, at the end of the deal (0 before)."""
+        if not self.is_terminal():
+            return [0.0, 0.0]
+        diff = float(self.points[0] - self.points[1])
+        return [diff, -diff]
+
+    def subtree_key(self):
+        """Hashable key: deals with equal keys have identical subtrees (players, legal actions,
+        chance outcomes and probabilities, returns).
+
+        The future depends on the players due a card, the player to lead or follow, the open
+        trick (its leader, card and As declaration), the tricks completed, the point difference
+        (returns are the final difference), both hands and the cards not dealt or drawn yet (the
+        stock is drawn uniformly card by card from them: only the set matters). Hands and the
+        undealt cards are bit masks. Left out as irrelevant to the future: the order and
+        content of past tricks, the cards each player won, when each card was received.
+        """
+        trick = self.open_trick()
+        return (tuple(self.to_receive), self.next_to_play(),
+                None if trick is None else (trick.lead, trick.as_spade), len(self.tricks),
+                self.points[0] - self.points[1], _mask(self.hands[0]), _mask(self.hands[1]),
+                _mask(self.used))
+
+    def information_state_string(self, player: int) -> str:
+        """`player`'s information state string (the same as `TwoTenJackState`'s)."""
+        return history_string(self, player)
+
+    def __str__(self):
+        """Both hands and the tricks, for debugging."""
+        hands = " | ".join(f"p{p}: {_cards(self.rules, hand)}" for p, hand in enumerate(self.hands))
+        tricks = "".join(" " + _trick_string(self.rules, i, t) for i, t in enumerate(self.tricks))
+        return f"{hands} | points {self.points[0]} {self.points[1]} |{tricks}"
+
+
+def _mask(cards) -> int:
+    """Bit mask of a set of card numbers."""
+    mask = 0
+    for card in cards:
+        mask |= 1 << card
+    return mask
+
+
+def _deal_field(name: str, doc: str) -> property:
+    """A read-only state attribute that lives in the state's `Deal`."""
+    return property(operator.attrgetter(f"_deal.{name}"), doc=doc)
+
+
+class TwoTenJackState(pyspiel.State):
+    """A deal in progress as an OpenSpiel state: a `Deal`, and checks on the actions applied."""
+
+    rules = _deal_field("rules", "The game's `Rules`.")
+    hands = _deal_field("hands", "Per player, the set of cards in hand.")
+    received = _deal_field("received", "Per player, (tricks completed when received, card).")
+    tricks = _deal_field("tricks", "The tricks so far, the open one last.")
+    points = _deal_field("points", "Per player, the points of the cards won so far.")
+    won = _deal_field("won", "Per player, the cards won in tricks.")
+    _used = _deal_field("used", "Cards dealt or drawn.")
+    _to_receive = _deal_field("to_receive", "Players due a card, in order.")
+
+    def __init__(self, game):
+        """The state before the deal; only `TwoTenJackGame.new_initial_state` calls this."""
+        super().__init__(game)
+        self._deal = Deal(game.rules)
+
+    def compile_walk_state(self) -> Deal:
+        """A copy of the deal for `solver.tree`'s memoized walk (same walk methods, no
+        OpenSpiel)."""
+        return self._deal.clone()
+
+    def current_player(self):
+        """Chance while cards are due, the trick's next player, or TERMINAL."""
+        return self._deal.current_player()
+
+    def open_trick(self) -> Trick | None:
+        """The trick waiting for its second card, if any."""
+        return self._deal.open_trick()
+
+    def _legal_actions(self, player):
+        """Card actions (and the As declarations when leading), ascending."""
+        return self._deal.legal_actions_of(player)
+
+    def chance_outcomes(self):
+        """Uniform over the cards not dealt or drawn yet."""
+        return self._deal.chance_outcomes()
+
+    def _apply_action(self, action):
+        """Deals/draws a card or plays one; raises ValueError (state unchanged) if illegal."""
+        if self.is_chance_node():
+            if not 0 <= action < self.rules.num_cards or action in self._used:
+                raise ValueError(f"illegal chance outcome {action}: card unknown or dealt already")
+            self._deal.receive(action)
+            return
+        player = self.current_player()
+        if player < 0 or action not in self._legal_actions(player):
+            legal = [self.rules.action_name(a) for a in self.legal_actions()]
+            raise ValueError(f"illegal action {action} for player {player}: legal are {legal}")
+        self._deal.play(player, action)
+
+    def stock_left(self) -> int:
+        """Cards not dealt or drawn yet."""
+        return self._deal.stock_left()
 
     def _action_to_string(self, player, action):
         """`Deal 7s`, `Draw 7s`, `Play 7s`, `Lead As trump`, `Lead As spade`."""
@@ -511,14 +628,15 @@ class TwoTenJackState(pyspiel.State):
 
     def is_terminal(self):
         """True once every card has been played."""
-        return self.current_player() == pyspiel.PlayerId.TERMINAL
+        return self._deal.is_terminal()
 
     def returns(self):
         """Own deal points minus the opponent's, at the end of the deal (0 before)."""
-        if not self.is_terminal():
-            return [0.0, 0.0]
-        diff = float(self.points[0] - self.points[1])
-        return [diff, -diff]
+        return self._deal.returns()
+
+    def subtree_key(self):
+        """See `Deal.subtree_key`."""
+        return self._deal.subtree_key()
 
     def resample_from_infostate(self, player_id, probability_sampler):
         """A full state with `player_id`'s information state, the hidden cards drawn by chance.
@@ -582,9 +700,7 @@ class TwoTenJackState(pyspiel.State):
 
     def __str__(self):
         """Both hands and the tricks, for debugging."""
-        hands = " | ".join(f"p{p}: {_cards(self.rules, hand)}" for p, hand in enumerate(self.hands))
-        tricks = "".join(" " + _trick_string(self.rules, i, t) for i, t in enumerate(self.tricks))
-        return f"{hands} | points {self.points[0]} {self.points[1]} |{tricks}"
+        return str(self._deal)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -662,6 +778,26 @@ def _trick_string(rules: Rules, index: int, trick: Trick) -> str:
     return text
 
 
+def history_string(deal: Deal | TwoTenJackState, player: int, private: bool = True,
+                   public: bool = True) -> str:
+    """`p0 | dealt: ... | T1: p0 7s 9s >p1 | drew Kd | T2: p1 Ah`: `player`'s information state
+    string (perfect recall), his dealt hand sorted, then every trick and his draw after it; a
+    draw appends ` | drew Kd` to the string, an opponent's draw leaves it alone."""
+    rules = deal.rules
+    pieces = [f"p{player}"]
+    draws = {}
+    if private:
+        received = deal.received[player]
+        pieces.append("dealt: " + _cards(rules, [c for t, c in received if t == 0]))
+        draws = {t: c for t, c in received if t > 0}
+    if public:
+        for index, trick in enumerate(deal.tricks):
+            pieces.append(_trick_string(rules, index, trick))
+            if index + 1 in draws:
+                pieces.append(f"drew {rules.name(draws[index + 1])}")
+    return " | ".join(pieces)
+
+
 class TwoTenJackObserver(Observer):
     """Information state (perfect recall) or observation of a player, as string and tensor."""
 
@@ -731,20 +867,8 @@ class TwoTenJackObserver(Observer):
         return self._table_string(state, player)
 
     def _history_string(self, state: TwoTenJackState, player: int) -> str:
-        """`p0 | dealt: ... | T1: p0 7s 9s >p1 | drew Kd | T2: p1 Ah`."""
-        rules = self.rules
-        pieces = [f"p{player}"]
-        draws = {}
-        if self.private:
-            received = state.received[player]
-            pieces.append("dealt: " + _cards(rules, [c for t, c in received if t == 0]))
-            draws = {t: c for t, c in received if t > 0}
-        if self.public:
-            for index, trick in enumerate(state.tricks):
-                pieces.append(_trick_string(rules, index, trick))
-                if index + 1 in draws:
-                    pieces.append(f"drew {rules.name(draws[index + 1])}")
-        return " | ".join(pieces)
+        """See `history_string`."""
+        return history_string(state, player, self.private, self.public)
 
     def _table_string(self, state: TwoTenJackState, player: int) -> str:
         """`p0 | hand: ... | trick: p1 7s | won p0: ... (6) | won p1: ... (0) | stock 28`."""
