@@ -6,11 +6,21 @@ Run from the repository root, after the solve that writes the equilibrium:
         --target 0.001 --out results/two_ten_jack/hs_h2
     .venv/bin/python results/two_ten_jack/reduced_exact.py
 
-Writes reduced_exact.json and reduced_exact.md next to this file.
+Writes reduced_exact.json and reduced_exact.md next to this file. Another solved variant is
+given on the command line by its result directory, e.g. hand_size=3 (sizes of that variant
+only, no estimates, the bots given, its own output files):
+
+    .venv/bin/tricksolver solve 'python_two_ten_jack(suits=h:s,ranks=2:T:J:A,hand_size=3)' \\
+        --target 0.001 --out results/two_ten_jack/hs_h3
+    .venv/bin/python results/two_ten_jack/reduced_exact.py --solved results/two_ten_jack/hs_h3 \\
+        --compile 'python_two_ten_jack(suits=h:s,ranks=2:T:J:A,hand_size=3)' --estimate \\
+        --bots random heuristic ismcts:10 ismcts:30 --out results/two_ten_jack/reduced_exact_h3
 
 Sizes: every variant in `--compile` is compiled without the tree cache (`solver.compile_game`,
-seconds measured here); the larger ones in `--estimate` only get Knuth's estimate of their
-histories (`tree_sizes.knuth_walk`).
+seconds measured here, with the compiler it picks: the memoized one, `subtree_key`, since
+Two-Ten-Jack states have `subtree_key()`; the hand_size=2 figures of reduced_exact.md were
+measured before, with the traversal); the larger ones in `--estimate` only get Knuth's estimate
+of their histories (`tree_sizes.knuth_walk`).
 
 Equilibrium: the solve's strategy (`--solved`), its exploitability recomputed over a freshly
 compiled tree and its value for player 0, who is the non-dealer (dealer=1) and leads trick 1.
@@ -36,6 +46,7 @@ import argparse
 import json
 import math
 import pathlib
+import shlex
 import sys
 import time
 
@@ -48,14 +59,13 @@ from solver.best_response import best_response_value, policy_value
 from solver.bots import BotPolicy, make_bot
 from solver.policy import policy_array
 from solver.results import load_result
+from solver.tree import _resolve_method
 
 HERE = pathlib.Path(__file__).parent
 sys.path.insert(0, str(HERE))
 from tree_sizes import knuth_walk  # noqa: E402  (this folder's size script)
 
 SOLVED = "python_two_ten_jack(suits=h:s,ranks=2:T:J:A,hand_size=2)"
-SOLVE_COMMAND = (f".venv/bin/tricksolver solve '{SOLVED}' --target 0.001 "
-                 "--out results/two_ten_jack/hs_h2")
 COMPILE = [
     "python_two_ten_jack(suits=h:s,ranks=2:T:J:A,hand_size=1)",
     SOLVED,
@@ -75,8 +85,21 @@ def compiled_size(game_string: str) -> tuple[dict, solver.GameTree]:
     started = time.perf_counter()
     tree = solver.compile_game(game_string, cache=False)
     seconds = time.perf_counter() - started
-    return {"game": game_string, "method": "compiled", "compile_seconds": round(seconds, 1),
-            **tree.sizes(), "infosets": tree.num_infosets}, tree
+    compiler = _resolve_method(pyspiel.load_game(game_string), "auto")
+    return {"game": game_string, "method": "compiled", "compiler": compiler,
+            "compile_seconds": round(seconds, 1), **tree.sizes(),
+            "infosets": tree.num_infosets}, tree
+
+
+def solve_command(summary: dict, solved: pathlib.Path) -> str:
+    """The `tricksolver solve` command that wrote the result directory `solved`."""
+    game = summary["game"]
+    target = summary["stopping"]["target"]
+    try:
+        out = pathlib.Path(solved).resolve().relative_to(pathlib.Path.cwd())
+    except ValueError:
+        out = pathlib.Path(solved)
+    return f".venv/bin/tricksolver solve {shlex.quote(game)} --target {target} --out {out}"
 
 
 def estimated_size(game_string: str, rng) -> dict:
@@ -135,12 +158,12 @@ def markdown(record: dict) -> str:
              f"Command: `{record['command']}` (after the solve: "
              f"`{record['solve_command']}`).", "", "## Tree sizes", "",
              "| game | histories | decision nodes | chance nodes | terminals | infosets | "
-             "compile s (no cache) |", "|---|---:|---:|---:|---:|---:|---:|"]
+             "compile s (no cache, compiler) |", "|---|---:|---:|---:|---:|---:|---:|"]
     for r in record["sizes"]:
         if r["method"] == "compiled":
             lines.append(f"| `{r['game']}` | {r['histories']:,} | {r['decision_nodes']:,} | "
                          f"{r['chance_nodes']:,} | {r['terminals']:,} | {r['infosets']:,} | "
-                         f"{r['compile_seconds']} |")
+                         f"{r['compile_seconds']} ({r.get('compiler', 'traversal')}) |")
         else:
             lines.append(f"| `{r['game']}` | ≈ {r['histories']:.3g} ± {r['histories_sem']:.1g} "
                          f"({r['method']}) | | | | | not compiled |")
@@ -205,8 +228,8 @@ def main(argv: list[str]) -> None:
     value = policy_value(tree, equilibrium)
     summary = saved.summary
     record = {
-        "command": " ".join([".venv/bin/python results/two_ten_jack/reduced_exact.py", *argv]),
-        "solve_command": SOLVE_COMMAND,
+        "command": shlex.join([".venv/bin/python", "results/two_ten_jack/reduced_exact.py", *argv]),
+        "solve_command": solve_command(summary, pathlib.Path(args.solved)),
         "sizes": sizes,
         "equilibrium": {
             "game": game_string, "directory": str(pathlib.Path(args.solved)),
