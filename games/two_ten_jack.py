@@ -133,28 +133,28 @@ _GAME_INFO = pyspiel.GameInfo(
 
 def parse_ranks(text: str) -> str:
     """Validated `ranks` parameter → rank characters weakest first, e.g. '2:T:J:A' → '2TJA'."""
-    parts = text.split(":")
-    if any(p not in RANK_CHARS or len(p) != 1 for p in parts) or len(set(parts)) != len(parts):
-        raise ValueError(f"ranks={text!r} is not allowed: give distinct ranks from "
-                         f"{' '.join(RANK_CHARS)} separated by ':', e.g. '2:T:J:A'")
-    missing = [r for r in _REQUIRED_RANKS if r not in parts]
-    if missing:
-        raise ValueError(f"ranks={text!r} must keep 2, T, J and A (every scoring card and the As); "
-                         f"missing {', '.join(missing)}")
-    return "".join(sorted(parts, key=RANK_CHARS.index))
+    return _parse_kept("ranks", text, RANK_CHARS, _REQUIRED_RANKS,
+                       "2, T, J and A (every scoring card and the As)", "2:T:J:A")
 
 
 def parse_suits(text: str) -> str:
     """Validated `suits` parameter → suit characters in c d h s order, e.g. 's:h' → 'hs'."""
+    return _parse_kept("suits", text, SUIT_CHARS, _REQUIRED_SUITS,
+                       "h and s (the trumps and the As)", "h:s")
+
+
+def _parse_kept(name: str, text: str, alphabet: str, required: str, why: str,
+                example: str) -> str:
+    """A colon-separated list of distinct characters of `alphabet` that keeps every one of
+    `required` (`why` says why), returned in `alphabet` order; else a one-line ValueError."""
     parts = text.split(":")
-    if any(p not in SUIT_CHARS or len(p) != 1 for p in parts) or len(set(parts)) != len(parts):
-        raise ValueError(f"suits={text!r} is not allowed: give distinct suits from "
-                         f"{' '.join(SUIT_CHARS)} separated by ':', e.g. 'h:s'")
-    missing = [s for s in _REQUIRED_SUITS if s not in parts]
+    if any(p not in alphabet or len(p) != 1 for p in parts) or len(set(parts)) != len(parts):
+        raise ValueError(f"{name}={text!r} is not allowed: give distinct {name} from "
+                         f"{' '.join(alphabet)} separated by ':', e.g. {example!r}")
+    missing = [c for c in required if c not in parts]
     if missing:
-        raise ValueError(f"suits={text!r} must keep h and s (the trumps and the As); "
-                         f"missing {', '.join(missing)}")
-    return "".join(sorted(parts, key=SUIT_CHARS.index))
+        raise ValueError(f"{name}={text!r} must keep {why}; missing {', '.join(missing)}")
+    return "".join(sorted(parts, key=alphabet.index))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,7 +1,6 @@
 """Solver engine on small Le Truc variants: memoized compile, exploitability, lock-step, values."""
 from __future__ import annotations
 
-import numpy as np
 import pyspiel
 import pytest
 from open_spiel.python import policy as openspiel_policy
@@ -10,7 +9,8 @@ from open_spiel.python.algorithms import exploitability as openspiel_exploitabil
 
 import games  # noqa: F401  (registers python_le_truc)
 import solver
-from solver.tree import GameTree, NotMemoizable, _outcome_tokens, compile_game
+from compile_checks import assert_memoized_equals_traversal
+from solver.tree import NotMemoizable, _outcome_tokens
 from test_solver_core import assert_lock_step, random_tabular_policy
 
 # Reduced variants (short ladder, no rest) that OpenSpiel's Python algorithms finish quickly.
@@ -31,14 +31,7 @@ def load(game_string):
     (ISOMORPHIC, 1), (ISOMORPHIC, 3), (CONCRETE, 2), (WITH_REDEALS, 1), (WITH_REDEALS, 2),
     (CONCRETE_WITH_REDEAL, 2)])
 def test_memoized_compile_equals_the_traversal(game_string, workers):
-    traversed = compile_game(game_string, cache=False, method="traversal")
-    memoized = compile_game(game_string, cache=False, method="subtree_key", workers=workers)
-    assert memoized.info_state_names is None
-    for field in GameTree.__dataclass_fields__:
-        if field not in ("game_string", "info_state_names"):
-            np.testing.assert_array_equal(getattr(memoized, field), getattr(traversed, field),
-                                          err_msg=field)
-    assert memoized.info_state_strings() == traversed.info_state_names
+    assert_memoized_equals_traversal(game_string, workers)
 
 
 class _Seen:

@@ -8,7 +8,8 @@ import pytest
 
 import games  # noqa: F401  (registers the games)
 from games.two_ten_jack import match_result, match_winner
-from solver.tree import GameTree, _resolve_method, compile_game
+from compile_checks import assert_memoized_equals_traversal
+from solver.tree import _resolve_method
 
 FULL = "python_two_ten_jack"
 VARIANTS = [
@@ -385,14 +386,7 @@ HS2 = "python_two_ten_jack(suits=h:s,ranks=2:T:J:A,hand_size=2)"
 def test_memoized_compile_equals_the_traversal(game_string, workers):
     """Three draws per deal, every rule of the trick; hand_size=2 (6.0 M histories, 379 s by
     traversal) was checked the same way once, see results/two_ten_jack/README.md."""
-    traversed = compile_game(game_string, cache=False, method="traversal")
-    memoized = compile_game(game_string, cache=False, method="subtree_key", workers=workers)
-    assert memoized.info_state_names is None
-    for field in GameTree.__dataclass_fields__:
-        if field not in ("game_string", "info_state_names"):
-            np.testing.assert_array_equal(getattr(memoized, field), getattr(traversed, field),
-                                          err_msg=field)
-    assert memoized.info_state_strings() == traversed.info_state_names
+    assert_memoized_equals_traversal(game_string, workers)
 
 
 def test_the_solver_compiles_two_ten_jack_by_subtree_key():
