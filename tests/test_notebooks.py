@@ -1,7 +1,6 @@
 """The notebooks run headless, end to end, in their fast mode (TRICKSOLVER_FAST=1)."""
 from __future__ import annotations
 
-import os
 import pathlib
 
 import nbformat
