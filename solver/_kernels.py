@@ -215,27 +215,13 @@ def best_response_value(child_start, node_player, node_infoset, edge_prob, utili
                         best_action):
     """`player`'s best-response value against `policy` of the other player, at the root.
 
-    Bands (see the module docstring) come sorted: band b's nodes are
-    band_nodes[band_node_start[b]:band_node_start[b + 1]] (ascending), its information states
-    band_infosets[band_infoset_start[b]:...], both int32. Work arrays: reach_others, value
-    float64 [n]; action_value float64 [num_infoset_actions]; best_action int64 [m] (offset
-    into actions).
+    `reach_others` float64 [n] must hold the others' reach of every node for `player` under
+    `policy` (`others_reach_pass`). Bands (see the module docstring) come sorted: band b's
+    nodes are band_nodes[band_node_start[b]:band_node_start[b + 1]] (ascending), its
+    information states band_infosets[band_infoset_start[b]:...], both int32. Work arrays: value
+    float64 [n]; action_value float64 [num_infoset_actions]; best_action int64 [m] (offset into
+    actions).
     """
-    reach_others[0] = 1.0
-    for node in range(node_player.shape[0]):
-        actor = node_player[node]
-        if actor == TERMINAL:
-            continue
-        others = reach_others[node]
-        start = child_start[node]
-        base = infoset_action_start[node_infoset[node]] - start
-        for child in range(start, child_start[node + 1]):
-            if actor == CHANCE:
-                reach_others[child] = others * edge_prob[child]
-            elif actor == player:
-                reach_others[child] = others
-            else:
-                reach_others[child] = others * policy[base + child]
     sign = 1.0 if player == 0 else -1.0
     action_value[:] = 0.0
     for level in range(band_node_start.shape[0] - 2, -1, -1):

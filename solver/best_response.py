@@ -1,17 +1,20 @@
 """Exact best response, NashConv and exploitability over a compiled `GameTree`.
 
-For each player p, the best-response value against the other player's fixed policy is computed
-by the numba kernel `solver._kernels.best_response_value` (see there for the banded bottom-up
-order). NashConv = sum_p (BR_p - u_p) = BR_0 + BR_1 in a zero-sum game; exploitability is
+For each player p, the others' reach under the fixed policy comes from the CFR passes' own
+`others_reach_pass` (over a `solver.sweep.Sweep` holding that policy), then the numba kernel
+`solver._kernels.best_response_value` solves p's bands bottom-up (see there). NashConv = sum_p (BR_p - u_p) = BR_0 + BR_1 in a zero-sum game; exploitability is
 NashConv / 2, as `open_spiel.python.algorithms.exploitability.exploitability`.
 """
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pyspiel
 
 from solver import _kernels
 from solver.policy import policy_array
+from solver.sweep import Sweep
 from solver.tree import GameTree, compile_game, load_game
 
 
@@ -20,14 +23,24 @@ class Workspace:
     player's bands (sorted once, on first use)."""
 
     def __init__(self, tree: GameTree, reach_others: np.ndarray | None = None,
-                 value: np.ndarray | None = None):
-        """Allocate, reusing the given float64 [num_nodes] arrays when passed."""
+                 value: np.ndarray | None = None, sweep: Sweep | None = None):
+        """Allocate, reusing the given float64 [num_nodes] arrays when passed, and the layout of
+        `sweep` (a CFR engine's: its arrays are shared, its policy is not touched)."""
         self.tree = tree
         self.reach_others = reach_others if reach_others is not None else np.empty(tree.num_nodes)
         self.value = value if value is not None else np.empty(tree.num_nodes)
         self.action_value = np.empty(tree.num_infoset_actions)
         self.best_action = np.zeros(tree.num_infosets, dtype=np.int64)
         self._bands: dict[int, tuple] = {}
+        self._sweep = None if sweep is None else dataclasses.replace(sweep, prob=sweep.prob.copy())
+
+    def fill_others_reach(self, policy: np.ndarray, player: int) -> None:
+        """`reach_others` <- the others' reach of every node for `player` under `policy`."""
+        if self._sweep is None:
+            self._sweep = Sweep.of(self.tree, policy)
+        else:
+            self._sweep.policy[:] = policy
+        _kernels.others_reach_pass(*self._sweep.arrays(), player, self.reach_others)
 
     def bands(self, player: int) -> tuple[np.ndarray, ...]:
         """`player`'s bands for `_kernels.best_response_value`: nodes sorted by band and the
@@ -52,6 +65,7 @@ def best_response_value(tree: GameTree, policy: np.ndarray, player: int,
                         workspace: Workspace | None = None) -> float:
     """`player`'s best-response value (points per hand) against `policy` (flat array)."""
     work = workspace if workspace is not None else Workspace(tree)
+    work.fill_others_reach(policy, player)
     return float(_kernels.best_response_value(
         tree.child_start, tree.node_player, tree.node_infoset, tree.edge_prob, tree.utility,
         tree.infoset_action_start, policy, player, *work.bands(player), work.reach_others,

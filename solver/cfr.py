@@ -191,7 +191,7 @@ def solve(game: pyspiel.Game | str, algorithm: str = "dcfr", iterations: int | N
     tree = tree if tree is not None else compile_game(game, cache=cache)
     compile_seconds = time.perf_counter() - compile_start
     engine = CFREngine(tree, schedule, resume)
-    workspace = Workspace(tree, engine.reach_others)
+    workspace = Workspace(tree, engine.reach_others, sweep=engine.sweep)
     curve: list[tuple[int, float, float]] = []
     start = time.perf_counter() - (resume.seconds if resume is not None else 0.0)
     exploitability = np.inf
