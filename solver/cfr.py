@@ -152,7 +152,7 @@ def _check_resume(tree: GameTree, schedule: Schedule, state: SolverState) -> Non
         raise ValueError("checkpoint arrays do not match the compiled tree; recompile the game")
 
 
-def _validate(iterations, target_exploitability, time_limit, eval_every, checkpoint_every):
+def validate_stopping(iterations, target_exploitability, time_limit, eval_every, checkpoint_every):
     """Raise ValueError for missing or impossible stopping rules."""
     if iterations is None and target_exploitability is None and time_limit is None:
         raise ValueError("give at least one of iterations, target_exploitability, time_limit")
@@ -184,7 +184,7 @@ def solve(game: pyspiel.Game | str, algorithm: str = "dcfr", iterations: int | N
     `on_progress(iteration, seconds, exploitability)` is called at each evaluation. `tree` skips
     compilation (it must be the compiled tree of `game`).
     """
-    _validate(iterations, target_exploitability, time_limit, eval_every, checkpoint_every)
+    validate_stopping(iterations, target_exploitability, time_limit, eval_every, checkpoint_every)
     schedule = make_schedule(algorithm, alpha, beta, gamma)
     game = load_game(game)
     compile_start = time.perf_counter()
@@ -192,32 +192,17 @@ def solve(game: pyspiel.Game | str, algorithm: str = "dcfr", iterations: int | N
     compile_seconds = time.perf_counter() - compile_start
     engine = CFREngine(tree, schedule, resume)
     workspace = Workspace(tree, engine.reach_others, sweep=engine.sweep)
-    curve: list[tuple[int, float, float]] = []
-    start = time.perf_counter() - (resume.seconds if resume is not None else 0.0)
-    exploitability = np.inf
-    bar = tqdm(total=iterations, disable=not progress, desc=f"{algorithm}", unit="it")
-    while True:
-        elapsed = time.perf_counter() - start
-        done = ((iterations is not None and engine.iteration >= iterations)
-                or (time_limit is not None and elapsed >= time_limit)
-                or (target_exploitability is not None and exploitability <= target_exploitability))
-        if done:
-            break
-        count = _iterations_until_next_stop(engine.iteration, iterations, eval_every,
-                                            checkpoint_every if checkpoint else None,
-                                            time_limit is not None)
-        engine.iterate(count)
-        bar.update(count)
-        if engine.iteration % eval_every == 0:
-            exploitability = _evaluate(engine, workspace, start, curve, on_progress)
-            bar.set_postfix(exploitability=f"{exploitability:.3g}")
-        if checkpoint is not None and engine.iteration % checkpoint_every == 0:
-            checkpoint(engine.state(time.perf_counter() - start))
-    bar.close()
-    if not curve or curve[-1][0] != engine.iteration:
-        exploitability = _evaluate(engine, workspace, start, curve, on_progress)
+
+    def evaluate() -> float:
+        return nash_conv_of_array(tree, engine.average_policy_array(), workspace) / 2
+
+    curve, exploitability, seconds = run_iterations(
+        engine, evaluate, algorithm=algorithm, iterations=iterations,
+        target_exploitability=target_exploitability, time_limit=time_limit,
+        eval_every=eval_every, checkpoint=checkpoint, checkpoint_every=checkpoint_every,
+        progress=progress, on_progress=on_progress,
+        start_seconds=resume.seconds if resume is not None else 0.0)
     average = engine.average_policy_array()
-    seconds = time.perf_counter() - start
     state = engine.state(seconds)
     if checkpoint is not None:
         checkpoint(state)
@@ -236,6 +221,55 @@ def solve(game: pyspiel.Game | str, algorithm: str = "dcfr", iterations: int | N
     )
 
 
+def run_iterations(engine, evaluate: Callable[[], float], *, algorithm: str,
+                   iterations: int | None, target_exploitability: float | None,
+                   time_limit: float | None, eval_every: int,
+                   checkpoint: Callable[[SolverState], None] | None, checkpoint_every: int,
+                   progress: bool, on_progress: Callable[[int, float, float], None] | None,
+                   start_seconds: float) -> tuple[list[tuple[int, float, float]], float, float]:
+    """The stopping, evaluation and checkpoint loop shared by the engines.
+
+    `engine` has `iteration`, `iterate(count)` and `state(seconds)`; `evaluate()` returns the
+    exact exploitability of its average policy. Returns (curve, last exploitability, seconds
+    of solving including `start_seconds` of earlier runs)."""
+    curve: list[tuple[int, float, float]] = []
+    start = time.perf_counter() - start_seconds
+    exploitability = np.inf
+
+    def record() -> float:
+        value = evaluate()
+        seconds = time.perf_counter() - start
+        curve.append((engine.iteration, seconds, value))
+        logger.info("iteration %d: exploitability %.6g after %.1f s", engine.iteration, value,
+                    seconds)
+        if on_progress is not None:
+            on_progress(engine.iteration, seconds, value)
+        return value
+
+    bar = tqdm(total=iterations, disable=not progress, desc=f"{algorithm}", unit="it")
+    while True:
+        elapsed = time.perf_counter() - start
+        done = ((iterations is not None and engine.iteration >= iterations)
+                or (time_limit is not None and elapsed >= time_limit)
+                or (target_exploitability is not None and exploitability <= target_exploitability))
+        if done:
+            break
+        count = _iterations_until_next_stop(engine.iteration, iterations, eval_every,
+                                            checkpoint_every if checkpoint else None,
+                                            time_limit is not None)
+        engine.iterate(count)
+        bar.update(count)
+        if engine.iteration % eval_every == 0:
+            exploitability = record()
+            bar.set_postfix(exploitability=f"{exploitability:.3g}")
+        if checkpoint is not None and engine.iteration % checkpoint_every == 0:
+            checkpoint(engine.state(time.perf_counter() - start))
+    bar.close()
+    if not curve or curve[-1][0] != engine.iteration:
+        exploitability = record()
+    return curve, exploitability, time.perf_counter() - start
+
+
 def _iterations_until_next_stop(done: int, iterations: int | None, eval_every: int,
                                 checkpoint_every: int | None, timed: bool) -> int:
     """How many iterations to run in one kernel call: up to the next evaluation, checkpoint or
@@ -248,16 +282,3 @@ def _iterations_until_next_stop(done: int, iterations: int | None, eval_every: i
     if iterations is not None:
         boundaries.append(iterations - done)
     return max(1, min(boundaries))
-
-
-def _evaluate(engine: CFREngine, workspace: Workspace, start: float, curve: list,
-              on_progress) -> float:
-    """Exact exploitability of the current average policy; appended to `curve`."""
-    exploitability = nash_conv_of_array(engine.tree, engine.average_policy_array(), workspace) / 2
-    seconds = time.perf_counter() - start
-    curve.append((engine.iteration, seconds, exploitability))
-    logger.info("iteration %d: exploitability %.6g after %.1f s", engine.iteration,
-                exploitability, seconds)
-    if on_progress is not None:
-        on_progress(engine.iteration, seconds, exploitability)
-    return exploitability
