@@ -44,7 +44,9 @@ BET_ACCEPTS = {"Raise": le_truc.ACCEPT, "Rest": le_truc.REST}
 class ContextTable:
     """One decision context: hands (rows, strongest first) x actions (columns).
 
-    frequency float64 [hands, actions] (NaN where the action is not available to that hand);
+    player: the seat acting here most often; players: every seat acting here (answers to bets
+    come from both); frequency float64 [hands, actions] (NaN where the action is not available
+    to that hand); ev: the acting player's;
     ev, reached, deal_ev float64 [hands]; probability: chance of reaching the context at all
     (any hand), under the solved strategy; equity: {"Raise"/"Rest": float64 [hands]} (NaN when
     nobody ever calls or the bet is not available).
@@ -53,6 +55,7 @@ class ContextTable:
     key: str
     title: str
     player: int
+    players: tuple[int, ...]
     actions: list[str]
     hands: list[str]
     frequency: np.ndarray
@@ -160,26 +163,32 @@ class Parser:
         return public
 
     def _classify(self, public: le_truc.PublicState, player: int):
-        """Context key and title of the decision in `public` (player to act: `player`)."""
-        rules, phase = self.rules, public.phase
-        if phase == le_truc.Phase.REDEAL_ASK:
-            return "redeal_ask", "Non-dealer: keep or ask for a redeal"
-        if phase == le_truc.Phase.REDEAL_ANSWER:
-            return "redeal_answer", "Dealer: agree to a redeal?"
-        if public.pending == le_truc.RAISE:
-            value = rules.ladder.next_value(public.stake)
-            return f"answer_raise_{value}", f"Answering a raise to {value}"
-        if public.pending == le_truc.REST:
-            return "answer_rest", "Answering my rest"
-        first_trick = not public.trick_winners and not public.bet_this_turn
-        if first_trick and not public.trick and player == rules.non_dealer and public.stake == 1:
-            return "open", "Non-dealer's first card turn (stake 1)"
-        if first_trick and len(public.trick) == 1 and player == rules.dealer:
-            if public.rest_agreed:
-                return "follow_rest", "Dealer's turn after seeing the lead card (rest agreed)"
-            return (f"follow_{public.stake}",
-                    f"Dealer's turn after seeing the lead card (stake {public.stake})")
-        return None, None
+        """Context key and title of the decision in `public` (see `classify`)."""
+        return classify(self.rules, public, player)
+
+
+def classify(rules, public: le_truc.PublicState, player: int) -> tuple[str | None, str | None]:
+    """Context key and title of the decision in `public` (player to act: `player`), or
+    (None, None) outside the charted contexts."""
+    phase = public.phase
+    if phase == le_truc.Phase.REDEAL_ASK:
+        return "redeal_ask", "Non-dealer: keep or ask for a redeal"
+    if phase == le_truc.Phase.REDEAL_ANSWER:
+        return "redeal_answer", "Dealer: agree to a redeal?"
+    if public.pending == le_truc.RAISE:
+        value = rules.ladder.next_value(public.stake)
+        return f"answer_raise_{value}", f"Answering a raise to {value}"
+    if public.pending == le_truc.REST:
+        return "answer_rest", "Answering my rest"
+    first_trick = not public.trick_winners and not public.bet_this_turn
+    if first_trick and not public.trick and player == rules.non_dealer and public.stake == 1:
+        return "open", "Non-dealer's first card turn (stake 1)"
+    if first_trick and len(public.trick) == 1 and player == rules.dealer:
+        if public.rest_agreed:
+            return "follow_rest", "Dealer's turn after seeing the lead card (rest agreed)"
+        return (f"follow_{public.stake}",
+                f"Dealer's turn after seeing the lead card (stake {public.stake})")
+    return None, None
 
 
 def context_order(key: str) -> tuple:
@@ -260,9 +269,14 @@ def _dealt_hands(rules, deal: list[int]) -> tuple[tuple[str, ...], tuple[str, ..
     return tuple(tuple(rules.deck.rank_name(r) for r in sorted(h, reverse=True)) for h in ranks)
 
 
-def analyze(game: pyspiel.Game, policy: AveragePolicy, tree: GameTree | None = None) -> Analysis:
-    """Every charted decision context of a solved Le Truc game."""
+def analyze(game: pyspiel.Game, policy, tree: GameTree | None = None) -> Analysis:
+    """Every charted decision context of a solved Le Truc game (an `AveragePolicy`, or a
+    public-tree result's `PublicPolicy`)."""
     require_le_truc(game)
+    if not isinstance(policy, AveragePolicy):
+        from solver.public_analysis import analyze_public
+
+        return analyze_public(game, policy)
     tree = tree if tree is not None else compile_game(game)
     probabilities = policy_array(tree, policy, game)
     stats = node_stats(tree, probabilities)
@@ -301,43 +315,72 @@ def _context_table(game, tree, probabilities, decisions, hands, infoset_reach, i
                    equity, deal) -> ContextTable:
     """Aggregate one context's information states per hand."""
     first = decisions[next(iter(hands.values()))[0]]
-    player = first.player
-    sign = 1.0 if player == 0 else -1.0
-    order = sorted(hands, key=lambda h: (-deal[player][h][1], _strength(game, h)))
-    columns: list[str] = []
     rows = []
-    for hand in order:
-        weight, value, action_mass, bet_equity = 0.0, 0.0, {}, {}
-        for infoset in hands[hand]:
-            reach = infoset_reach[infoset]
-            weight += reach
-            value += sign * infoset_value[infoset]
+    for hand, infosets in hands.items():
+        row = HandRow(hand)
+        for infoset in infosets:
             start, end = tree.infoset_action_start[infoset], tree.infoset_action_start[infoset + 1]
-            for action, prob in zip(tree.infoset_actions[start:end], probabilities[start:end]):
-                label = action_label(game, decisions[infoset], int(action))
-                action_mass[label] = action_mass.get(label, 0.0) + reach * prob
-                if label not in columns:
-                    columns.append(label)
-            for bet, (numerator, denominator) in equity.get(infoset, {}).items():
-                acc = bet_equity.setdefault(bet, [0.0, 0.0])
-                acc[0] += numerator
-                acc[1] += denominator
-        rows.append((hand, weight, value, action_mass, bet_equity))
-    columns.sort(key=_column_order)
-    frequency = np.array([[mass.get(c, np.nan) / w for c in columns]
-                          for _, w, _, mass, _ in rows])
-    equities = {bet: np.array([eq[bet][0] / eq[bet][1] if bet in eq and eq[bet][1] > 0
-                               else np.nan for *_, eq in rows])
+            player = decisions[infoset].player
+            labels = [action_label(game, decisions[infoset], int(a))
+                      for a in tree.infoset_actions[start:end]]
+            row.add(player, infoset_reach[infoset],
+                    (1.0 if player == 0 else -1.0) * infoset_value[infoset], labels,
+                    probabilities[start:end], equity.get(infoset, {}))
+        rows.append(row)
+    return context_table(game, first.context, first.title, rows, deal)
+
+
+@dataclasses.dataclass
+class HandRow:
+    """One hand's sums over the information states of a context: reach (per acting player),
+    reach x the acting player's value, reach x probability per action label, and (numerator,
+    denominator) per bet's equity."""
+
+    hand: tuple[str, ...]
+    weight: float = 0.0
+    value: float = 0.0
+    action_mass: dict = dataclasses.field(default_factory=dict)
+    equity: dict = dataclasses.field(default_factory=dict)
+    player_weight: list = dataclasses.field(default_factory=lambda: [0.0, 0.0])
+
+    def add(self, player: int, reach: float, value: float, labels, probabilities,
+            equity: dict) -> None:
+        """Add one information state of `player` (`value`: reach x his value there)."""
+        self.weight += reach
+        self.player_weight[player] += reach
+        self.value += value
+        for label, prob in zip(labels, probabilities):
+            self.action_mass[label] = self.action_mass.get(label, 0.0) + reach * prob
+        for bet, (numerator, denominator) in equity.items():
+            sums = self.equity.setdefault(bet, [0.0, 0.0])
+            sums[0] += numerator
+            sums[1] += denominator
+
+
+def context_table(game, key: str, title: str, rows: list[HandRow], deal) -> ContextTable:
+    """The ContextTable of one context from its hands' sums; `deal[player][hand]` = (probability
+    of being dealt the hand, its EV at the deal). Its player is the one acting there most
+    often (answers come from both seats); EVs are always the acting player's."""
+    seat_weight = np.sum([row.player_weight for row in rows], axis=0)
+    player = int(np.argmax(seat_weight))
+    players = tuple(int(p) for p in np.flatnonzero(seat_weight > 0))
+    rows = sorted(rows, key=lambda r: (-deal[player][r.hand][1], _strength(game, r.hand)))
+    columns = sorted({label for row in rows for label in row.action_mass}, key=_column_order)
+    frequency = np.array([[row.action_mass.get(c, np.nan) / row.weight for c in columns]
+                          for row in rows])
+    equities = {bet: np.array([row.equity[bet][0] / row.equity[bet][1]
+                               if bet in row.equity and row.equity[bet][1] > 0 else np.nan
+                               for row in rows])
                 for bet in BET_ACCEPTS
-                if bet in columns and not first.context.startswith(("answer", "redeal"))}
+                if bet in columns and not key.startswith(("answer", "redeal"))}
     return ContextTable(
-        key=first.context, title=first.title, player=player, actions=columns,
-        hands=[" ".join(h) for h in order], frequency=frequency,
-        ev=np.array([v / w for _, w, v, _, _ in rows]),
-        reached=np.array([w / deal[player][h][0] if h in deal[player] else np.nan
-                          for h, w, *_ in rows]),
-        deal_ev=np.array([deal[player][h][1] for h in order]),
-        equity=equities, probability=float(sum(w for _, w, *_ in rows)))
+        key=key, title=title, player=player, players=players, actions=columns,
+        hands=[" ".join(row.hand) for row in rows], frequency=frequency,
+        ev=np.array([row.value / row.weight for row in rows]),
+        reached=np.array([row.weight / deal[player][row.hand][0] if row.hand in deal[player]
+                          else np.nan for row in rows]),
+        deal_ev=np.array([deal[player][row.hand][1] for row in rows]),
+        equity=equities, probability=float(sum(row.weight for row in rows)))
 
 
 def _strength(game: pyspiel.Game, hand: tuple[str, ...]) -> tuple[int, ...]:

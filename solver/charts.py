@@ -109,7 +109,7 @@ def plot_strategy_grid(table: analysis.ContextTable, title: str,
     ev_axis.set_xlabel("EV (points per hand)")
     ev_axis.grid(True, axis="x", alpha=0.3)
     figure.colorbar(image, ax=ev_axis, label="action frequency", fraction=0.08, pad=0.04)
-    figure.suptitle(f"{title}\n{table.title} — player {table.player}; cells: % of the time",
+    figure.suptitle(f"{title}\n{table.title} — {tables.seats(table)}; cells: % of the time",
                     fontsize=10)
     return _save(figure, out, f"strategy-{table.key}")
 
@@ -202,10 +202,10 @@ def plot_bluffing(result: analysis.Analysis, title: str, out: pathlib.Path) -> l
     for axis, (table, kind) in zip(axes, panels):
         if kind == "bet":
             _stacked(axis, table, bet_segments(table), BLUFF_SEGMENTS,
-                     f"{table.title}: player {table.player}")
+                     f"{table.title}: {tables.seats(table)}")
         else:
             _stacked(axis, table, answer_segments(table), ANSWER_SEGMENTS,
-                     f"{table.title}: player {table.player}")
+                     f"{table.title}: {tables.seats(table)}")
         axis.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.06), ncol=2,
                     frameon=False)
     figure.suptitle(f"{title}\nBluffing: a bet is a bluff when the hand wins less than 50% of "

@@ -65,11 +65,19 @@ def to_markdown(header: list[str], rows: list[list[str]], caption: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def seats(table: ContextTable) -> str:
+    """`player 1`, or `players 0 and 1` where both seats act in the context."""
+    if len(table.players) > 1:
+        return "players " + " and ".join(map(str, table.players))
+    return f"player {table.player}"
+
+
 def context_caption(table: ContextTable, title: str) -> str:
     """Caption of one context's table."""
-    return (f"**{table.title}** — player {table.player}, {title}. Reached with probability "
-            f"{100 * table.probability:.2f}% per hand. Hands sorted by equilibrium EV at the "
-            f"deal (strongest first); EV in points per hand from this decision on; "
+    return (f"**{table.title}** — {seats(table)}, {title}. Reached with probability "
+            f"{100 * table.probability:.2f}% per hand. Hands sorted by player {table.player}'s "
+            f"equilibrium EV at the deal (strongest first); EV in points per hand for the "
+            f"acting player from this decision on; "
             f"equity = probability of winning the hand once the bet is called.")
 
 
