@@ -26,6 +26,7 @@ from solver.schedules import ALGORITHMS
 from solver.tree import load_game
 
 DEFAULT_ITERATIONS = 1000
+ENGINES = ("history", "public")
 MAX_SHOWN = 12
 
 
@@ -59,6 +60,11 @@ def _add_solve(subparsers) -> None:
                         help="game parameter (repeatable), e.g. -p num_ranks=4")
     parser.add_argument("--algorithm", choices=ALGORITHMS, default="dcfr",
                         help="CFR variant (default: dcfr)")
+    parser.add_argument("--engine", choices=ENGINES, default="history",
+                        help="history: the compiled history tree, any game (default); public: "
+                        "Le Truc on its public tree, the only way to the default rules with the "
+                        "redeal (isomorphic=true; after a redeal the strategy ignores the hand "
+                        "set aside, the exploitability is exact regardless)")
     parser.add_argument("--alpha", type=float, default=1.5, help="DCFR alpha (default 1.5)")
     parser.add_argument("--beta", type=float, default=0.0, help="DCFR beta (default 0)")
     parser.add_argument("--gamma", type=float, default=2.0, help="DCFR gamma (default 2)")
@@ -151,7 +157,7 @@ def _split_param(text: str) -> tuple[str, str]:
 
 def _run_settings(args) -> dict:
     """Settings a checkpoint must share with the run that resumes it."""
-    settings = {"algorithm": args.algorithm}
+    settings = {"algorithm": args.algorithm, "engine": args.engine}
     if args.algorithm == "dcfr":
         settings.update(alpha=args.alpha, beta=args.beta, gamma=args.gamma)
     return settings
@@ -256,8 +262,9 @@ def run_solve(args) -> int:
         curve.append((iteration, seconds, exploitability))
         bar.update(iteration, seconds, exploitability)
 
+    engine = solve if args.engine == "history" else _public_solve
     try:
-        result = solve(game, algorithm=args.algorithm, iterations=args.iterations,
+        result = engine(game, algorithm=args.algorithm, iterations=args.iterations,
                        target_exploitability=args.target, time_limit=args.time_limit,
                        eval_every=args.eval_every, checkpoint=checkpointer, checkpoint_every=1,
                        progress=False, on_progress=on_progress, seed=args.seed,
@@ -277,11 +284,18 @@ def run_solve(args) -> int:
     return 0
 
 
-def _named_policy(game, policy: AveragePolicy) -> AveragePolicy:
+def _public_solve(game, **settings):
+    """`solver.public_cfr.solve_public` (imported on use)."""
+    from solver.public_cfr import solve_public
+
+    return solve_public(game, **settings)
+
+
+def _named_policy(game, policy):
     """`policy` with its information state strings filled in the fast way where one exists."""
     from solver import analysis
 
-    if policy.names is not None or policy.tree is None:
+    if not isinstance(policy, AveragePolicy) or policy.names is not None or policy.tree is None:
         return policy
     names = analysis.fast_info_state_names(game, policy.tree)
     return policy if names is None else dataclasses.replace(policy, names=names)
@@ -313,7 +327,11 @@ def run_exploit(args) -> int:
     from solver.best_response import exploitability
 
     saved = results.load_result(args.result)
-    value = exploitability(load_game_checked(saved.game_string), saved.policy)
+    game = load_game_checked(saved.game_string)
+    if isinstance(saved.policy, AveragePolicy):
+        value = exploitability(game, saved.policy)
+    else:
+        value = _public_solver(game, saved.policy).exploitability()
     recorded = saved.summary.get("exploitability")
     print(f"game            {saved.game_string}")
     print(f"exploitability  {value:.9g} points per hand (recomputed)")
@@ -360,6 +378,8 @@ def run_show(args) -> int:
     from solver import analysis
 
     saved = results.load_result(args.result)
+    if not isinstance(saved.policy, AveragePolicy):
+        return _show_public(saved, args.infostate)
     names = saved.policy.info_state_strings()
     matches = matching_info_states(names, args.infostate)
     if not matches:
@@ -371,6 +391,29 @@ def run_show(args) -> int:
     game = load_game_checked(saved.game_string)
     for name in matches:
         print(analysis.describe_decision(game, name, saved.policy.action_probabilities(name)))
+    return 0
+
+
+def _public_solver(game, policy):
+    """A public-tree solver holding a saved public policy."""
+    from solver.public_cfr import solver_for
+
+    return solver_for(game, policy)
+
+
+def _show_public(saved, text: str) -> int:
+    """`show` for a public-tree result: its information states are too many to list, so
+    `--infostate` must be one whole string."""
+    from solver import analysis
+
+    game = load_game_checked(saved.game_string)
+    try:
+        probabilities = _public_solver(game, saved.policy).action_probabilities(text)
+    except (ValueError, StopIteration, KeyError, IndexError):
+        raise ValueError(f"{text!r} is not an information state of this game; a public-tree "
+                         f"result needs a whole one, e.g. 'p1 | hand 7 A 9 | 0:Keep, 0:Raise'"
+                         ) from None
+    print(analysis.describe_decision(game, text, probabilities))
     return 0
 
 

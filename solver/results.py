@@ -2,7 +2,9 @@
 
 A result directory holds
   strategy.npz     the average policy (`AveragePolicy.to_arrays()`: game string, information
-                   state strings, action offsets, actions, probabilities);
+                   state strings, action offsets, actions, probabilities; or, from the
+                   public-tree engine, `PublicPolicy.to_arrays()`: engine name, game string,
+                   the redeal talk's and every play-tree copy's average sums);
   curve.csv        iteration, seconds, exploitability at each evaluation;
   summary.json     game string and parameters, algorithm, stopping rule, iterations,
                    exploitability, game value, seconds, peak memory, seed, versions, git commit;
@@ -31,6 +33,7 @@ import numpy as np
 
 from solver.cfr import SolverState
 from solver.policy import AveragePolicy
+from solver.public_cfr import ENGINE as PUBLIC_ENGINE, PublicPolicy
 
 STRATEGY_FILE = "strategy.npz"
 CURVE_FILE = "curve.csv"
@@ -214,14 +217,16 @@ def load_result(directory: pathlib.Path) -> SavedResult:
     directory = pathlib.Path(directory)
     summary = read_summary(directory)
     arrays = _load_npz(directory / STRATEGY_FILE)
+    public = "engine" in arrays and str(arrays["engine"]) == PUBLIC_ENGINE
     try:
-        policy = AveragePolicy.from_arrays(arrays)
+        policy = (PublicPolicy if public else AveragePolicy).from_arrays(arrays)
     except KeyError as error:
         raise ResultError(f"{directory / STRATEGY_FILE}: missing array {error}") from error
     if policy.game_string != summary["game"]:
         raise ResultError(f"{directory / STRATEGY_FILE}: strategy is for {policy.game_string!r}, "
                           f"summary says {summary['game']!r}")
-    _check_policy_shapes(directory / STRATEGY_FILE, policy)
+    if not public:
+        _check_policy_shapes(directory / STRATEGY_FILE, policy)
     return SavedResult(directory, summary, policy, read_curve(directory / CURVE_FILE))
 
 

@@ -1,0 +1,242 @@
+"""Strategy analysis of a public-tree result (`solver.public_cfr`): the decision contexts of
+`solver.analysis`, with the same definitions, read from the public tree instead of a history
+tree.
+
+Per copy of the play tree (keep, decline, agree) one joint pass records every row's reach (the
+actor's own, and chance x the opponent's: `solver._public_kernels.joint_pass`), and value
+passes record every row's counterfactual value in points and in win probability (a void hand
+one half). A row's probability of being reached is own x chance-and-opponent; its EV is the
+counterfactual value over the chance-and-opponent weight; a bet's equity is the bettor's win
+probability at the node after the call, weighted as in `solver.analysis`. The redeal talk's
+rows come from the same branch values (`PublicSolver`). Nodes are put in contexts by
+replaying their public actions (`solver.analysis.classify`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from games import le_truc
+from solver import _public_kernels as kernels
+from solver.analysis import (BET_ACCEPTS, Analysis, HandRow, card_label, classify, context_order,
+                             context_table)
+from solver.public_cfr import NO_RECORD, PublicPolicy, PublicSolver, solver_for
+
+BET_ACTIONS = {le_truc.RAISE: "Raise", le_truc.REST: "Rest"}
+
+
+def analyze_public(game, policy: PublicPolicy) -> Analysis:
+    """Every charted decision context of a public-tree solution of a Le Truc game."""
+    solver = solver_for(game, policy)
+    contexts, titles = node_contexts(game, solver.tree)
+    talk = solver.talk_policy(kernels.AVERAGE)
+    reaches = solver.branch_reaches(talk)
+    couplings = played_couplings(solver, talk)
+    rows: dict[str, dict[tuple, HandRow]] = {}
+    roots = {}
+    for branch in solver.branches:
+        stats = BranchStats(solver, branch, reaches[branch], couplings[branch])
+        roots[branch] = stats.root_values
+        _add_branch_rows(solver, stats, contexts, titles, rows)
+    deal = deal_values(solver, talk, roots)
+    if solver.redeal:
+        _add_talk_rows(solver, talk, roots, deal, rows, titles)
+    tables = [context_table(game, key, titles[key], list(by_hand.values()), deal)
+              for key, by_hand in sorted(rows.items(), key=lambda item: context_order(item[0]))]
+    return Analysis(str(game), tables)
+
+
+def node_contexts(game, tree) -> tuple[np.ndarray, dict[str, str]]:
+    """Per node the index of its context key (-1: none) in the returned {key: title}, by
+    replaying public actions from the first card turn."""
+    rules = game.rules
+    start = le_truc.PublicState(rules)
+    start._start_play()
+    keys: dict[str, int] = {}
+    titles: dict[str, str] = {}
+    context = np.full(tree.num_nodes, -1, dtype=np.int32)
+    stack = [(0, start)]
+    while stack:
+        node, public = stack.pop()
+        key, title = classify(rules, public, int(tree.node_player[node]))
+        if key is not None:
+            context[node] = keys.setdefault(key, len(keys))
+            titles[key] = title
+        for edge in range(tree.child_start[node], tree.child_start[node + 1]):
+            child = int(tree.child[edge])
+            if tree.node_player[child] < 0:
+                continue
+            action = int(tree.edge_action[edge])
+            after = public.clone()
+            if action >= le_truc.CARD_ACTION_BASE:
+                after.play(action - le_truc.CARD_ACTION_BASE)
+            else:
+                after.apply(action)
+            stack.append((child, after))
+    names = {index: key for key, index in keys.items()}
+    return context, {names[i]: titles[names[i]] for i in range(len(names))}
+
+
+def played_couplings(solver: PublicSolver, talk: np.ndarray) -> dict[str, np.ndarray]:
+    """Each copy's coupling [hand0, hand1] under the talk actually played (the agree copy:
+    the non-dealer's asking and the dealer's agreeing)."""
+    couplings = solver.couplings(talk)
+    if solver.redeal:
+        weights = [None, None]
+        weights[solver.non_dealer] = talk[0, :, 1]
+        weights[solver.dealer] = talk[1, :, 0]
+        couplings["agree"] = solver.deals.after_redeal(solver.rules, *weights)
+    return couplings
+
+
+class BranchStats:
+    """Per row of one copy, per player: own reach, chance x opponent weight, counterfactual
+    value (points) and win value (win probability - 1/2, counterfactual)."""
+
+    def __init__(self, solver: PublicSolver, branch: str, reach: tuple, coupling: np.ndarray):
+        tree = solver.tree
+        tables = solver.tables[branch]
+        self.average = tables.average
+        rows = [int(np.sum(tree.list_start[tree.node_list[tree.node_player == p, p] + 1]
+                           - tree.list_start[tree.node_list[tree.node_player == p, p]]))
+                for p in (0, 1)]
+        self.own = np.zeros((2, max(rows)))
+        self.chance = np.zeros((2, max(rows)))
+        kernels.joint_pass(0, reach[0], reach[1], *tree.kernel_arrays(), tables.average[0],
+                           tables.average[1], kernels.AVERAGE, np.zeros((0, 0)), coupling,
+                           np.ascontiguousarray(coupling.T), self.own, self.chance)
+        arrays = tree.kernel_arrays()
+        win_arrays = (arrays[0], 0.5 * np.sign(tree.node_payoff)) + arrays[2:]
+        self.value, self.win, self.root_values = [], [], []
+        for player in (0, 1):
+            oriented = coupling if player == 0 else np.ascontiguousarray(coupling.T)
+            values, wins = np.zeros(rows[player]), np.zeros(rows[player])
+            for kernel_arrays, record in ((arrays, values), (win_arrays, wins)):
+                root = kernels.visit(0, player, reach[player], reach[1 - player], *kernel_arrays,
+                                     *tables.kernel_arrays(), oriented, kernels.EXPECT,
+                                     kernels.AVERAGE, np.zeros(6), record)
+                if record is values:
+                    self.root_values.append(root)
+            self.value.append(values)
+            self.win.append(wins)
+
+
+def _row_layout(tree, node: int, player: int):
+    """(first entry, entries, betting columns, card columns?) of the actor's rows at node."""
+    lst = int(tree.node_list[node, player])
+    first = int(tree.list_start[lst])
+    return first, int(tree.list_start[lst + 1]) - first, int(tree.node_nbet[node]), bool(
+        tree.node_card_turn[node])
+
+
+def _add_branch_rows(solver, stats: BranchStats, contexts, titles, rows) -> None:
+    """Add one copy's rows of every context node to rows[key][hand]."""
+    tree, rules = solver.tree, solver.rules
+    keys = list(titles)
+    names = [rules.deck.rank_name(r) for r in range(rules.deck.num_ranks)]
+    for node in np.flatnonzero(contexts >= 0):
+        key = keys[contexts[node]]
+        player = int(tree.node_player[node])
+        first, count, nbet, cards = _row_layout(tree, node, player)
+        entries = tree.list_entries(int(tree.node_list[node, player]))
+        bets = range(tree.child_start[node], tree.child_start[node] + nbet)
+        bet_labels = [le_truc.BETTING_ACTION_NAMES[int(tree.edge_action[e])] for e in bets]
+        base = int(tree.node_table[node])
+        row0 = int(tree.node_row[node])
+        average = stats.average[player]
+        equity_nodes = ({} if key.startswith(("answer", "redeal"))
+                        else _called_nodes(tree, node, nbet))
+        for x in range(count):
+            row = row0 + x
+            own = stats.own[player, row]
+            weight = own * stats.chance[player, row]
+            if weight <= 0.0:
+                continue
+            remaining = entries[x]
+            width = nbet + (len(set(remaining)) if cards else 0)
+            start = base + x * nbet + (int(tree.entry_before[first + x]) if cards else 0)
+            block = average[start:start + width]
+            total = block.sum()
+            probabilities = block / total if total > 0 else np.full(width, 1.0 / width)
+            shown = tuple(names[r] for r in sorted(remaining, reverse=True))
+            labels = bet_labels + ([card_label(shown, names[r]) for r in sorted(set(remaining))]
+                                   if cards else [])
+            equity = {}
+            for bet, called in equity_nodes.items():
+                called_row = int(tree.node_row[called]) + x
+                chance = stats.chance[player, called_row]
+                equity[bet] = (own * (stats.win[player][called_row] + 0.5 * chance),
+                               own * chance)
+            hand = tuple(names[r] for r in sorted(solver.deals.hands[
+                int(tree.entry_hand[first + x])], reverse=True))
+            rows.setdefault(key, {}).setdefault(hand, HandRow(hand)).add(
+                player, weight, own * stats.value[player][row], labels, probabilities, equity)
+
+
+def _called_nodes(tree, node: int, nbet: int) -> dict[str, int]:
+    """{"Raise"/"Rest": the bettor's node after the bet is called} for the bets at a node."""
+    found = {}
+    for edge in range(tree.child_start[node], tree.child_start[node] + nbet):
+        bet = BET_ACTIONS.get(int(tree.edge_action[edge]))
+        if bet is None:
+            continue
+        answer = int(tree.child[edge])
+        for reply in range(tree.child_start[answer], tree.child_start[answer + 1]):
+            if int(tree.edge_action[reply]) == BET_ACCEPTS[bet]:
+                found[bet] = int(tree.child[reply])
+    return found
+
+
+def deal_values(solver: PublicSolver, talk: np.ndarray, roots: dict) -> list[dict]:
+    """Per player {first hand (ranks strongest first): (probability, EV at the deal)}."""
+    names = [solver.rules.deck.rank_name(r) for r in range(solver.rules.deck.num_ranks)]
+    pair = solver.deals.first_hands()
+    result = []
+    for player in (0, 1):
+        probability = pair.sum(axis=1 - player)
+        counterfactual = _deal_counterfactual(solver, talk, roots, player)
+        result.append({
+            tuple(names[r] for r in sorted(hand, reverse=True)): (
+                float(p), float(v / p) if p > 0 else np.nan)
+            for hand, p, v in zip(solver.deals.hands, probability, counterfactual)})
+    return result
+
+
+def _deal_counterfactual(solver, talk, roots, player: int) -> np.ndarray:
+    """The player's counterfactual value of being dealt each first hand."""
+    if not solver.redeal:
+        return roots["keep"][player]
+    agree = solver.talk_value_of_agree(player, talk, kernels.AVERAGE)
+    if player == solver.non_dealer:
+        return talk[0, :, 0] * roots["keep"][player] + talk[0, :, 1] * (
+            roots["decline"][player] + agree)
+    return roots["keep"][player] + talk[1, :, 0] * agree + talk[1, :, 1] * roots[
+        "decline"][player]
+
+
+def _add_talk_rows(solver, talk, roots, deal, rows, titles) -> None:
+    """The redeal talk's two contexts: the non-dealer's ask, the dealer's answer."""
+    rules = solver.rules
+    public = le_truc.PublicState(rules)
+    public.hands_dealt()
+    names = [rules.deck.rank_name(r) for r in range(rules.deck.num_ranks)]
+    pair = solver.deals.first_hands()
+    nd, d = solver.non_dealer, solver.dealer
+    agree_value = solver.talk_value_of_agree(d, talk, kernels.AVERAGE)
+    asked = (pair.T if d == 1 else pair) @ talk[0, :, 1]  # chance x non-dealer asking, per hand of d
+    for player, row_index, labels in ((nd, 0, ["Keep", "Ask redeal"]),
+                                      (d, 1, ["Agree", "Decline"])):
+        key, title = classify(rules, public, player)
+        titles[key] = title
+        for i, hand_ranks in enumerate(solver.deals.hands):
+            hand = tuple(names[r] for r in sorted(hand_ranks, reverse=True))
+            if row_index == 0:
+                weight = deal[player][hand][0]
+                value = weight * deal[player][hand][1]
+            else:
+                weight = asked[i]
+                value = talk[1, i, 0] * agree_value[i] + talk[1, i, 1] * roots["decline"][d][i]
+            if weight <= 0.0:
+                continue
+            rows.setdefault(key, {}).setdefault(hand, HandRow(hand)).add(
+                player, weight, value, labels, talk[row_index, i], {})
+        public.apply(le_truc.ASK_REDEAL)

@@ -1,0 +1,167 @@
+"""The public-tree engine (`solver.public_tree`, `solver.public_cfr`, `solver.public_analysis`)
+pinned to the history-tree engine on small Le Truc variants: same information states, lock-step
+CFR without the redeal, the same exact best responses, game value and strategy tables of one
+policy with the redeal (where the two engines' CFR differ by design), and the CLI end to end."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from solver import analysis, cli, results
+from solver.best_response import best_response_value, policy_value
+from solver.cfr import solve
+from solver.policy import AveragePolicy
+from solver.public_cfr import Deals, PublicSolver, solve_public
+from solver.public_tree import build_play_tree
+from solver.schedules import make_schedule
+from solver.tree import compile_game, load_game
+
+NO_REDEAL = "python_le_truc(num_ranks=4,hand_size=2,isomorphic=true,max_redeals=0)"
+REDEAL = "python_le_truc(num_ranks=3,hand_size=2,isomorphic=true)"
+
+
+def history_policy(public: PublicSolver, tree) -> np.ndarray:
+    """The public solver's average policy laid out on the history tree, by information state
+    string (`PublicSolver.action_probabilities`)."""
+    array = np.zeros(tree.num_infoset_actions)
+    for infoset, name in enumerate(tree.info_state_strings()):
+        start, end = tree.infoset_action_start[infoset], tree.infoset_action_start[infoset + 1]
+        probabilities = public.action_probabilities(name)
+        array[start:end] = [probabilities[int(a)] for a in tree.infoset_actions[start:end]]
+    return array
+
+
+@pytest.fixture(scope="module")
+def redeal_solver():
+    """A public solver after 20 DCFR iterations on the redeal variant, with a random dealer
+    answer to the redeal request so that both players' after-redeal best responses matter."""
+    solver = PublicSolver(load_game(REDEAL), make_schedule("dcfr"))
+    solver.iterate(20)
+    solver.talk_average[1] = np.random.default_rng(3).random(solver.talk_average[1].shape)
+    return solver
+
+
+@pytest.mark.parametrize("game_string", [NO_REDEAL, REDEAL,
+                                         "python_le_truc(num_ranks=3,hand_size=1,isomorphic=true,"
+                                         "stake_ladder=plus_two,allow_counter_raise=true)"])
+def test_play_tree_rows_are_the_information_states(game_string):
+    """Without the redeal the play tree's rows are exactly the history tree's information
+    states and its table entries their actions (redeal variants: the keep copy's part)."""
+    game = load_game(game_string)
+    play = build_play_tree(game)
+    history = compile_game(load_game(game_string.replace(")", ",max_redeals=0)")
+                                     if "max_redeals" not in game_string else game_string))
+    counts = np.bincount(history.infoset_player)
+    actions = np.bincount(history.infoset_player, np.diff(history.infoset_action_start))
+    assert play.sizes()["infosets_player0"] == counts[0]
+    assert play.sizes()["infosets_player1"] == counts[1]
+    assert list(play.table_size) == list(actions.astype(int))
+
+
+@pytest.mark.parametrize("algorithm", ["dcfr", "cfr+", "cfr"])
+def test_lock_step_with_the_history_engine_without_redeal(algorithm):
+    game = load_game(NO_REDEAL)
+    history = solve(game, algorithm=algorithm, iterations=30, eval_every=30, progress=False)
+    public = solve_public(game, algorithm=algorithm, iterations=30, eval_every=30,
+                          progress=False)
+    # Same exploitability curve. (Not the same game value: exactly tied actions, such as
+    # folding or playing into a certain loss, get values that round differently in the two
+    # engines, so regret matching splits them differently; that moves the average policy's
+    # value, never a best response. Values of one policy are compared exactly below.)
+    assert public.curve[-1][2] == pytest.approx(history.curve[-1][2], abs=1e-9)
+    assert public.exploitability == pytest.approx(history.exploitability, abs=1e-9)
+
+
+def test_best_responses_and_value_equal_the_history_engine_with_redeal(redeal_solver):
+    """The real game's exact best responses (set-aside hands remembered) and game value of one
+    policy, by the public engine's per-set-aside-hand passes and by the history tree."""
+    tree = compile_game(load_game(REDEAL))
+    policy = history_policy(redeal_solver, tree)
+    br0, br1 = redeal_solver.best_response_values()
+    assert br0 == pytest.approx(best_response_value(tree, policy, 0), abs=1e-12)
+    assert br1 == pytest.approx(best_response_value(tree, policy, 1), abs=1e-12)
+    assert redeal_solver.game_value() == pytest.approx(policy_value(tree, policy), abs=1e-12)
+    assert redeal_solver.exploitability() > 0.01  # the random answer is exploitable
+
+
+def test_strategy_tables_equal_the_history_analysis(redeal_solver):
+    game = load_game(REDEAL)
+    tree = compile_game(game)
+    mine = analysis.analyze(game, redeal_solver.average_policy())
+    theirs = analysis.analyze(game, AveragePolicy.on_tree(tree, history_policy(redeal_solver,
+                                                                               tree)), tree)
+    assert [t.key for t in mine.contexts] == [t.key for t in theirs.contexts]
+    assert "redeal_answer" in [t.key for t in mine.contexts]
+    for a, b in zip(mine.contexts, theirs.contexts):
+        assert (a.actions, a.player, a.players) == (b.actions, b.player, b.players)
+        order = [b.hands.index(hand) for hand in a.hands]
+        for field in ("frequency", "ev", "reached", "deal_ev"):
+            np.testing.assert_allclose(getattr(a, field), getattr(b, field)[order], atol=1e-10,
+                                       err_msg=f"{a.key} {field}")
+        assert a.equity.keys() == b.equity.keys()
+        for bet in a.equity:
+            np.testing.assert_allclose(a.equity[bet], b.equity[bet][order], atol=1e-10)
+        assert a.probability == pytest.approx(b.probability, abs=1e-12)
+
+
+def test_deal_weights_are_probabilities():
+    game = load_game("python_le_truc(num_ranks=4,hand_size=2,isomorphic=true)")
+    deals = Deals(game.rules)
+    hands = len(deals.hands)
+    assert deals.first_hands().sum() == pytest.approx(1.0, abs=1e-12)
+    after = deals.after_redeal(game.rules, np.ones(hands), np.ones(hands))
+    assert after.sum() == pytest.approx(1.0, abs=1e-12)
+    weight = np.random.default_rng(1).random(hands)
+    per_old = sum(deals.given_set_aside(game.rules, old, weight) for old in range(hands))
+    np.testing.assert_allclose(per_old, deals.after_redeal(game.rules, np.ones(hands), weight),
+                               atol=1e-15)
+
+
+def test_state_round_trip_continues_the_same_run():
+    game = load_game(REDEAL)
+    straight = PublicSolver(game, make_schedule("dcfr"))
+    straight.iterate(12)
+    first = PublicSolver(game, make_schedule("dcfr"))
+    first.iterate(5)
+    resumed = PublicSolver(game, make_schedule("dcfr"), state=first.state(1.0))
+    resumed.iterate(7)
+    end, expected = resumed.state(0.0), straight.state(0.0)
+    assert end.iteration == 12
+    np.testing.assert_array_equal(end.cumulative_regret, expected.cumulative_regret)
+    np.testing.assert_array_equal(end.cumulative_policy, expected.cumulative_policy)
+
+
+@pytest.mark.parametrize("game_string, message", [
+    ("kuhn_poker", "solves python_le_truc"),
+    ("python_le_truc(num_ranks=3,hand_size=2)", "isomorphic=true"),
+    ("python_le_truc(num_ranks=8,hand_size=2,isomorphic=true,max_redeals=2)", "at most one"),
+])
+def test_games_the_engine_refuses(game_string, message):
+    with pytest.raises(ValueError, match=message):
+        PublicSolver(load_game(game_string), make_schedule("dcfr"))
+
+
+def test_cli_public_engine_end_to_end(tmp_path, capsys):
+    out = tmp_path / "result"
+    assert cli.main(["solve", REDEAL, "--engine", "public", "--target", "1e-4", "--quiet",
+                     "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["engine"] == "public" and summary["exploitability"] <= 1e-4
+    assert summary["tree_sizes"]["engine"] == "public_le_truc"
+    saved = results.load_result(out)
+    assert saved.curve[-1][2] == summary["exploitability"]
+    capsys.readouterr()
+    assert cli.main(["exploit", str(out)]) == 0
+    recomputed = float(capsys.readouterr().out.split("exploitability")[1].split()[0])
+    assert recomputed == pytest.approx(summary["exploitability"], rel=1e-9)
+    assert cli.main(["show", str(out), "--infostate", "p1 | hand A 8 | 0:Ask redeal"]) == 0
+    assert "Decline" in capsys.readouterr().out
+    assert cli.main(["show", str(out), "--infostate", "p1 | hand A"]) == 2
+    assert "whole one" in capsys.readouterr().err
+    assert cli.main(["chart", str(out), "--kind", "tables"]) == 0
+    assert (out / "charts" / "tables" / "strategy-redeal_ask.md").exists()
+    assert cli.main(["solve", REDEAL, "--engine", "public", "--algorithm", "pcfr+",
+                     "--iterations", "1", "--quiet", "--out", str(tmp_path / "x")]) == 2
+    assert "public-tree engine runs" in capsys.readouterr().err
