@@ -315,13 +315,16 @@ _ARRAY_FIELDS = tuple(f.name for f in dataclasses.fields(PlayTree)
 
 
 def load_play_tree(game, cache: bool = True) -> PlayTree:
-    """`build_play_tree`, read from (or written to) the tree cache of `solver.tree`."""
-    from solver.tree import cache_dir, source_digest
+    """`build_play_tree`, read from (or written to) the tree cache directory of `solver.tree`
+    (keyed by the game string and the sources the tree is built from)."""
+    from solver.tree import cache_dir
 
     if not cache:
         return build_play_tree(game)
-    here = hashlib.sha256(pathlib.Path(__file__).read_bytes()).hexdigest()
-    key = f"{game}|public|{source_digest(game)}|{here}"
+    digest = hashlib.sha256(pathlib.Path(__file__).read_bytes())
+    for module in (le_truc, le_truc.tricks, cards):
+        digest.update(pathlib.Path(module.__file__).read_bytes())
+    key = f"{game}|{digest.hexdigest()}"
     path = cache_dir() / "public" / (hashlib.sha256(key.encode()).hexdigest()[:24] + ".npz")
     if path.exists():
         with np.load(path) as arrays:

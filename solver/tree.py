@@ -618,7 +618,7 @@ def _history_of(arrays: dict[str, np.ndarray], node: int) -> list[int]:
     return actions[::-1]
 
 
-def source_digest(game: pyspiel.Game) -> str:
+def _source_digest(game: pyspiel.Game) -> str:
     """Digest of this module and, for Python games, of the game's module source."""
     digest = hashlib.sha256()
     here = pathlib.Path(__file__).parent
@@ -650,7 +650,7 @@ def _resolve_method(game: pyspiel.Game, method: str) -> str:
 def cache_path(game: pyspiel.Game, method: str = "auto") -> pathlib.Path:
     """The cache directory of one compiled game (it holds meta.json once complete)."""
     method = _resolve_method(game, method)
-    key = hashlib.sha256(f"{game}|{method}|{source_digest(game)}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"{game}|{method}|{_source_digest(game)}".encode()).hexdigest()[:24]
     return cache_dir() / "trees" / key
 
 
