@@ -26,7 +26,8 @@ from solver.schedules import ALGORITHMS
 from solver.tree import load_game
 
 DEFAULT_ITERATIONS = 1000
-ENGINES = ("history", "public")
+ENGINES = ("auto", "history", "public")
+HISTORY_LIMIT = 100_000_000  # histories the history engine holds in RAM here (~12 GB)
 MAX_SHOWN = 12
 
 
@@ -60,11 +61,12 @@ def _add_solve(subparsers) -> None:
                         help="game parameter (repeatable), e.g. -p num_ranks=4")
     parser.add_argument("--algorithm", choices=ALGORITHMS, default="dcfr",
                         help="CFR variant (default: dcfr)")
-    parser.add_argument("--engine", choices=ENGINES, default="history",
-                        help="history: the compiled history tree, any game (default); public: "
-                        "Le Truc on its public tree, the only way to the default rules with the "
-                        "redeal (isomorphic=true; after a redeal the strategy ignores the hand "
-                        "set aside, the exploitability is exact regardless)")
+    parser.add_argument("--engine", choices=ENGINES, default="auto",
+                        help="history: the compiled history tree, any game; public: Le Truc "
+                        "(isomorphic=true) on its public tree, the way to the default rules with "
+                        "the redeal (after a redeal its strategy ignores the hand set aside; the "
+                        "exploitability is exact regardless); auto (default): history, unless a "
+                        f"Le Truc history tree would exceed {HISTORY_LIMIT:.0e} histories")
     parser.add_argument("--alpha", type=float, default=1.5, help="DCFR alpha (default 1.5)")
     parser.add_argument("--beta", type=float, default=0.0, help="DCFR beta (default 0)")
     parser.add_argument("--gamma", type=float, default=2.0, help="DCFR gamma (default 2)")
@@ -153,6 +155,22 @@ def _split_param(text: str) -> tuple[str, str]:
     if not sep or not key.strip() or not value.strip():
         raise ValueError(f"bad game parameter {text!r}: write key=value, e.g. num_ranks=4")
     return key.strip(), value.strip()
+
+
+def resolve_engine(engine: str, game) -> str:
+    """The engine `auto` means for this game (ValueError if no engine can take it)."""
+    if engine != "auto" or game.get_type().short_name != "python_le_truc":
+        return "history" if engine == "auto" else engine
+    from solver.sizes import le_truc_sizes
+
+    histories = le_truc_sizes(game, infosets=False).histories
+    if histories <= HISTORY_LIMIT:
+        return "history"
+    if not game.rules.isomorphic:
+        raise ValueError(f"this Le Truc has {histories:.2e} histories, too many for the history "
+                         f"tree (limit {HISTORY_LIMIT:.0e}); add -p isomorphic=true for the "
+                         f"public-tree engine")
+    return "public"
 
 
 def _run_settings(args) -> dict:
@@ -245,6 +263,7 @@ def run_solve(args) -> int:
     if args.iterations is None and args.target is None and args.time_limit is None:
         args.iterations = DEFAULT_ITERATIONS
     directory = args.out if args.out is not None else results.default_result_dir(game_string)
+    args.engine = resolve_engine(args.engine, game)
     settings = _run_settings(args)
     checkpoint = (results.load_checkpoint(directory, game_string, settings)
                   if args.resume else None)

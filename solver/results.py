@@ -42,6 +42,7 @@ CHECKPOINT_FILE = "checkpoint.npz"
 CURVE_HEADER = ("iteration", "seconds", "exploitability")
 VERSIONED_PACKAGES = ("tricksolver", "numpy", "numba", "open_spiel", "matplotlib")
 RESULTS_ROOT = pathlib.Path("results")
+SETTING_DEFAULTS = {"engine": "history"}  # settings older checkpoints do not record
 
 
 class ResultError(ValueError):
@@ -285,7 +286,8 @@ def load_checkpoint(directory: pathlib.Path, game_string: str, run: dict) -> Che
         raise ResultError(f"{path}: checkpoint is for game {saved_game!r}, not {game_string!r}; "
                           f"use another --out directory or drop --resume")
     for key, value in run.items():
-        if saved_run.get(key) != value:
-            raise ResultError(f"{path}: checkpoint was made with {key}={saved_run.get(key)!r}, "
+        saved_value = saved_run.get(key, SETTING_DEFAULTS.get(key))
+        if saved_value != value:
+            raise ResultError(f"{path}: checkpoint was made with {key}={saved_value!r}, "
                               f"not {value!r}; use the same settings or drop --resume")
     return Checkpoint(state, curve, saved_run)

@@ -165,3 +165,14 @@ def test_cli_public_engine_end_to_end(tmp_path, capsys):
     assert cli.main(["solve", REDEAL, "--engine", "public", "--algorithm", "pcfr+",
                      "--iterations", "1", "--quiet", "--out", str(tmp_path / "x")]) == 2
     assert "public-tree engine runs" in capsys.readouterr().err
+
+
+def test_auto_engine_takes_the_public_tree_only_where_the_history_tree_is_too_big():
+    from solver.commands import resolve_engine
+
+    big = "python_le_truc(num_ranks=5,hand_size=3{})"  # 2.0e9 histories with the redeal
+    assert resolve_engine("auto", load_game(REDEAL)) == "history"
+    assert resolve_engine("auto", load_game(big.format(",isomorphic=true"))) == "public"
+    assert resolve_engine("history", load_game(big.format(",isomorphic=true"))) == "history"
+    with pytest.raises(ValueError, match="add -p isomorphic=true"):
+        resolve_engine("auto", load_game(big.format("")))
