@@ -8,6 +8,7 @@ compiles and solves the full isomorphic Le Truc without redeal and reports tree 
 seconds, iterations, exploitability, total seconds, peak memory and the non-dealer's value.
 Figures go to stdout and to `results/bench/<date>[-le-truc-full].json`.
 
+For Le Truc the public-tree engine (`solver.public_cfr`) is timed the same way on the same game.
 Iterations run one Python call each for every engine (ours: `CFREngine.iterate()`), and our
 and OpenSpiel C++'s timings are the best of three runs. Our iteration timing excludes the one-off numba compilation (kernels are warmed up on Kuhn
 first) and the tree compilation (reported separately); exploitabilities are exact (numba best
@@ -132,7 +133,7 @@ def bench_game(game_string: str, iterations: int, target: float) -> dict:
     python, python_solver = time_openspiel(lambda: openspiel_cfr.CFRPlusSolver(game), iterations, 1)
     python["exploitability"] = nash_conv_of_array(tree, policy_array(
         tree, python_solver.average_policy(), game)) / 2
-    return {
+    entry = {
         "game": game_string,
         "tree": tree.sizes(),
         "compile_seconds": compile_seconds,
@@ -144,8 +145,33 @@ def bench_game(game_string: str, iterations: int, target: float) -> dict:
         "speedup_vs_python": ours["iterations_per_second"] / python["iterations_per_second"],
         "time_to_target": [time_to_target(tree, algorithm, target)
                            for algorithm in TIME_TO_TARGET_ALGORITHMS],
-        "peak_memory_mb": peak_memory_mb(),
     }
+    if game.get_type().short_name == "python_le_truc":
+        entry["ours_public_cfr_plus"] = time_public_cfr_plus(game, iterations)
+        entry["public_speedup_vs_cpp"] = (entry["ours_public_cfr_plus"]["iterations_per_second"]
+                                          / cpp["iterations_per_second"])
+    entry["peak_memory_mb"] = peak_memory_mb()
+    return entry
+
+
+def time_public_cfr_plus(game, iterations: int) -> dict:
+    """CFR+ iterations per second of the public-tree engine (`solver.public_cfr`, best of
+    REPEATS, after one warm-up iteration that compiles its recursive kernels) and the
+    exploitability reached."""
+    from solver.public_cfr import PublicSolver
+    from solver.public_tree import build_play_tree
+
+    tree = build_play_tree(game)
+    PublicSolver(game, make_schedule("cfr+"), tree).iterate(1)
+    best = np.inf
+    for _ in range(REPEATS):
+        engine = PublicSolver(game, make_schedule("cfr+"), tree)
+        start = time.perf_counter()
+        for _ in range(iterations):
+            engine.iterate()
+        best = min(best, time.perf_counter() - start)
+    return {"seconds": best, "iterations_per_second": iterations / best,
+            "exploitability": engine.exploitability()}
 
 
 def time_our_cfr_plus(tree, iterations: int) -> dict:
@@ -227,6 +253,12 @@ def format_table(games: list[dict]) -> str:
             f"{entry['speedup_vs_cpp']:>8.0f} {entry['speedup_vs_python']:>9.0f} "
             f"{ours['exploitability']:>10.3g} {cpp['exploitability']:>10.3g} "
             f"{python['exploitability']:>10.3g}")
+        public = entry.get("ours_public_cfr_plus")
+        if public is not None:
+            lines.append(
+                f"{'  the same, public-tree engine':<72} {entry['iterations']:>6} "
+                f"{public['iterations_per_second']:>11.1f} {'':>10} {'':>9} "
+                f"{entry['public_speedup_vs_cpp']:>8.0f} {'':>9} {public['exploitability']:>10.3g}")
     lines.append("")
     lines.append(f"{'game':<72} {'algorithm':>9} {'target':>8} {'iters':>7} {'seconds':>9} "
                  f"{'reached':>8}")
