@@ -175,11 +175,12 @@ def classify(rules, public: le_truc.PublicState, player: int) -> tuple[str | Non
         return "redeal_ask", "Non-dealer: keep or ask for a redeal"
     if phase == le_truc.Phase.REDEAL_ANSWER:
         return "redeal_answer", "Dealer: agree to a redeal?"
+    seat, who = ("dealer", "Dealer") if player == rules.dealer else ("nondealer", "Non-dealer")
     if public.pending == le_truc.RAISE:
         value = rules.ladder.next_value(public.stake)
-        return f"answer_raise_{value}", f"Answering a raise to {value}"
+        return f"{seat}_answer_raise_{value}", f"{who} answering a raise to {value}"
     if public.pending == le_truc.REST:
-        return "answer_rest", "Answering my rest"
+        return f"{seat}_answer_rest", f"{who} answering my rest"
     first_trick = not public.trick_winners and not public.bet_this_turn
     if first_trick and not public.trick and player == rules.non_dealer and public.stake == 1:
         return "open", "Non-dealer's first card turn (stake 1)"
@@ -192,11 +193,23 @@ def classify(rules, public: le_truc.PublicState, player: int) -> tuple[str | Non
 
 
 def context_order(key: str) -> tuple:
-    """Display order: redeal, open, follow by stake, answers by stake, rest answer."""
+    """Display order: redeal, open, follow by stake, answers to raises by seat and stake,
+    answers to rests by seat."""
     kind, _, stake = key.rpartition("_") if key[-1].isdigit() else (key, "", "0")
-    order = ("redeal_ask", "redeal_answer", "open", "follow", "follow_rest", "answer_raise",
-             "answer_rest")
+    order = ("redeal_ask", "redeal_answer", "open", "follow", "follow_rest",
+             "dealer_answer_raise", "nondealer_answer_raise", "dealer_answer_rest",
+             "nondealer_answer_rest")
     return order.index(kind), int(stake)
+
+
+def answers_a_bet(key: str) -> bool:
+    """Whether a context is a seat answering a raise or a rest."""
+    return key.startswith(("dealer_answer", "nondealer_answer"))
+
+
+def has_bet_equity(key: str) -> bool:
+    """Whether bets made in a context get an equity (not in answers or the redeal talk)."""
+    return not answers_a_bet(key) and not key.startswith("redeal")
 
 
 def card_label(remaining: tuple[str, ...], rank: str) -> str:
@@ -372,7 +385,7 @@ def context_table(game, key: str, title: str, rows: list[HandRow], deal) -> Cont
                                if bet in row.equity and row.equity[bet][1] > 0 else np.nan
                                for row in rows])
                 for bet in BET_ACCEPTS
-                if bet in columns and not key.startswith(("answer", "redeal"))}
+                if bet in columns and has_bet_equity(key)}
     return ContextTable(
         key=key, title=title, player=player, players=players, actions=columns,
         hands=[" ".join(row.hand) for row in rows], frequency=frequency,
@@ -409,7 +422,7 @@ def _bet_equities(game, tree, stats, probabilities, decisions) -> dict[int, dict
     for infoset, decision in decisions.items():
         start, end = tree.infoset_action_start[infoset], tree.infoset_action_start[infoset + 1]
         actions = list(tree.infoset_actions[start:end])
-        if decision.context.startswith(("answer", "redeal")):
+        if not has_bet_equity(decision.context):
             continue
         for action, bet in bet_actions.items():
             if action in actions:

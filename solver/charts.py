@@ -185,7 +185,7 @@ def bluff_panels(result: analysis.Analysis) -> list[tuple[analysis.ContextTable,
     by_reach = sorted(reached, key=lambda t: -t.probability)
     bets = [t for t in by_reach if t.equity and np.nansum(t.frequency[:, [
         t.actions.index(b) for b in t.equity]]) > 0][:2]
-    answers = [t for t in by_reach if t.key.startswith("answer")][:2]
+    answers = [t for t in by_reach if analysis.answers_a_bet(t.key)][:2]
     bets.sort(key=lambda t: analysis.context_order(t.key))
     answers.sort(key=lambda t: analysis.context_order(t.key))
     return [(t, "bet") for t in bets] + [(t, "answer") for t in answers]

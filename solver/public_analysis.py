@@ -18,7 +18,7 @@ import numpy as np
 from games import le_truc
 from solver import _public_kernels as kernels
 from solver.analysis import (BET_ACCEPTS, Analysis, HandRow, card_label, classify, context_order,
-                             context_table)
+                             context_table, has_bet_equity)
 from solver.public_cfr import NO_RECORD, PublicPolicy, PublicSolver, solver_for
 
 BET_ACTIONS = {le_truc.RAISE: "Raise", le_truc.REST: "Rest"}
@@ -143,8 +143,7 @@ def _add_branch_rows(solver, stats: BranchStats, contexts, titles, rows) -> None
         base = int(tree.node_table[node])
         row0 = int(tree.node_row[node])
         average = stats.average[player]
-        equity_nodes = ({} if key.startswith(("answer", "redeal"))
-                        else _called_nodes(tree, node, nbet))
+        equity_nodes = _called_nodes(tree, node, nbet) if has_bet_equity(key) else {}
         for x in range(count):
             row = row0 + x
             own = stats.own[player, row]

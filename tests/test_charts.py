@@ -81,11 +81,11 @@ def test_opening_ev_is_the_deal_ev(small):
 def test_contexts_of_the_game(small, no_rest):
     assert [t.key for t in no_rest[2].contexts][:2] == ["open", "follow_1"]
     assert not any("rest" in t.key for t in no_rest[2].contexts)
-    answer = no_rest[2].context("answer_raise_2")
-    assert answer.actions == ["Accept", "Refuse"] and answer.players == (0, 1)
-    assert answer.player == 0  # the non-dealer answers the dealer's raises more often
+    for seat, player in (("dealer", 1), ("nondealer", 0)):
+        answer = no_rest[2].context(f"{seat}_answer_raise_2")
+        assert answer.actions == ["Accept", "Refuse"] and answer.players == (player,)
     assert "Rest" in small[2].context("open").actions
-    assert small[2].context("answer_rest").actions == ["Rest", "Refuse"]
+    assert small[2].context("dealer_answer_rest").actions == ["Rest", "Refuse"]
 
 
 def test_redeal_contexts():
