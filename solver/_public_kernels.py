@@ -130,10 +130,8 @@ def visit(n, p, reach_p, reach_q, node_player, node_payoff, child_start, child, 
                         action_values[_row(x, nbet, cards, first, entry_before) + column] = \
                             payoff * shared[x]
                     continue
-                child_reach = np.empty(count)
-                for x in range(count):
-                    child_reach[x] = reach_p[x] * pol[_row(x, nbet, cards, first, entry_before)
-                                                      + column]
+                child_reach = _bet_reach(reach_p, pol, column, count, nbet, cards, first,
+                                         entry_before)
                 child_values = visit(c, p, child_reach, reach_q, node_player, node_payoff,
                                      child_start, child, node_nbet, node_card_turn, node_list,
                                      node_table, edge_map, list_start, entry_hand, entry_nd,
@@ -151,17 +149,9 @@ def visit(n, p, reach_p, reach_q, node_player, node_payoff, child_start, child, 
                     action_values[_row(x, nbet, cards, first, entry_before) + nbet
                                   + map_slot[m]] = payoff * shared[x]
                 continue
-            other_map = edge_map[e, 1]
-            child_p = _list_size(c, p, node_list, list_start)
-            child_q = _list_size(c, q, node_list, list_start)
-            child_reach = np.zeros(child_p)
-            for m in range(map_start[own_map], map_start[own_map + 1]):
-                x = map_src[m]
-                child_reach[map_dst[m]] = reach_p[x] * pol[
-                    _row(x, nbet, cards, first, entry_before) + nbet + map_slot[m]]
-            child_reach_q = np.zeros(child_q)
-            for m in range(map_start[other_map], map_start[other_map + 1]):
-                child_reach_q[map_dst[m]] = reach_q[map_src[m]]
+            child_reach, child_reach_q = _card_reaches(
+                c, p, own_map, edge_map[e, 1], reach_p, reach_q, pol, nbet, cards, first,
+                entry_before, node_list, list_start, map_start, map_src, map_dst, map_slot)
             child_values = visit(c, p, child_reach, child_reach_q, node_player, node_payoff,
                                  child_start, child, node_nbet, node_card_turn, node_list,
                                  node_table, edge_map, list_start, entry_hand, entry_nd,
@@ -182,19 +172,15 @@ def visit(n, p, reach_p, reach_q, node_player, node_payoff, child_start, child, 
     for e in range(child_start[n], child_start[n + 1]):
         c = child[e]
         column = e - child_start[n]
-        terminal = node_player[c] < 0
-        payoff = sign * node_payoff[c]
+        if node_player[c] < 0:
+            any_terminal = True
+            _add_terminal_weight(terminal_weight, sign * node_payoff[c], pol, column,
+                                 edge_map[e, 0], count, nbet, cards, first, entry_before,
+                                 map_start, map_src, map_slot)
+            continue
         if column < nbet:
-            if terminal:
-                any_terminal = True
-                for y in range(count):
-                    terminal_weight[y] += payoff * pol[_row(y, nbet, cards, first, entry_before)
-                                                       + column]
-                continue
-            child_reach = np.empty(count)
-            for y in range(count):
-                child_reach[y] = reach_q[y] * pol[_row(y, nbet, cards, first, entry_before)
-                                                  + column]
+            child_reach = _bet_reach(reach_q, pol, column, count, nbet, cards, first,
+                                     entry_before)
             child_values = visit(c, p, reach_p, child_reach, node_player, node_payoff,
                                  child_start, child, node_nbet, node_card_turn, node_list,
                                  node_table, edge_map, list_start, entry_hand, entry_nd,
@@ -203,25 +189,10 @@ def visit(n, p, reach_p, reach_q, node_player, node_payoff, child_start, child, 
                                  record)
             values += child_values
             continue
-        own_map = edge_map[e, 0]
-        if terminal:
-            any_terminal = True
-            for m in range(map_start[own_map], map_start[own_map + 1]):
-                y = map_src[m]
-                terminal_weight[y] += payoff * pol[_row(y, nbet, cards, first, entry_before)
-                                                   + nbet + map_slot[m]]
-            continue
         other_map = edge_map[e, 1]
-        child_p = _list_size(c, p, node_list, list_start)
-        child_q = _list_size(c, q, node_list, list_start)
-        child_reach = np.zeros(child_q)
-        for m in range(map_start[own_map], map_start[own_map + 1]):
-            y = map_src[m]
-            child_reach[map_dst[m]] = reach_q[y] * pol[
-                _row(y, nbet, cards, first, entry_before) + nbet + map_slot[m]]
-        child_reach_p = np.zeros(child_p)
-        for m in range(map_start[other_map], map_start[other_map + 1]):
-            child_reach_p[map_dst[m]] = reach_p[map_src[m]]
+        child_reach, child_reach_p = _card_reaches(
+            c, q, edge_map[e, 0], other_map, reach_q, reach_p, pol, nbet, cards, first,
+            entry_before, node_list, list_start, map_start, map_src, map_dst, map_slot)
         child_values = visit(c, p, child_reach_p, child_reach, node_player, node_payoff,
                              child_start, child, node_nbet, node_card_turn, node_list,
                              node_table, edge_map, list_start, entry_hand, entry_nd,
@@ -248,6 +219,46 @@ def _list_size(n, player, node_list, list_start):
         return 0
     lst = node_list[n, player]
     return list_start[lst + 1] - list_start[lst]
+
+
+@njit(cache=True)
+def _bet_reach(reach, pol, column, count, nbet, cards, first, entry_before):
+    """The actor's reach after the betting action in `column`."""
+    out = np.empty(count)
+    for x in range(count):
+        out[x] = reach[x] * pol[_row(x, nbet, cards, first, entry_before) + column]
+    return out
+
+
+@njit(cache=True)
+def _card_reaches(c, actor, own_map, other_map, reach_actor, reach_other, pol, nbet, cards,
+                  first, entry_before, node_list, list_start, map_start, map_src, map_dst,
+                  map_slot):
+    """Both reaches in child c's lists after the actor plays a card: his entries holding it,
+    times its probability; the other's entries still possible."""
+    actor_reach = np.zeros(_list_size(c, actor, node_list, list_start))
+    for m in range(map_start[own_map], map_start[own_map + 1]):
+        x = map_src[m]
+        actor_reach[map_dst[m]] = reach_actor[x] * pol[
+            _row(x, nbet, cards, first, entry_before) + nbet + map_slot[m]]
+    other_reach = np.zeros(_list_size(c, 1 - actor, node_list, list_start))
+    for m in range(map_start[other_map], map_start[other_map + 1]):
+        other_reach[map_dst[m]] = reach_other[map_src[m]]
+    return actor_reach, other_reach
+
+
+@njit(cache=True)
+def _add_terminal_weight(weight, payoff, pol, column, own_map, count, nbet, cards, first,
+                         entry_before, map_start, map_src, map_slot):
+    """weight[x] += payoff x the actor's probability of the action ending the hand (a betting
+    column, or a card through its map)."""
+    if column < nbet:
+        for x in range(count):
+            weight[x] += payoff * pol[_row(x, nbet, cards, first, entry_before) + column]
+        return
+    for m in range(map_start[own_map], map_start[own_map + 1]):
+        x = map_src[m]
+        weight[x] += payoff * pol[_row(x, nbet, cards, first, entry_before) + nbet + map_slot[m]]
 
 
 @njit(cache=True)
@@ -321,41 +332,24 @@ def joint_pass(n, reach0, reach1, node_player, node_payoff, child_start, child, 
     for e in range(child_start[n], child_start[n + 1]):
         c = child[e]
         column = e - child_start[n]
-        terminal = node_player[c] < 0
+        if node_player[c] < 0:
+            any_terminal = True
+            _add_terminal_weight(terminal_weight, node_payoff[c], pol, column, edge_map[e, 0],
+                                 count, nbet, cards, first, entry_before, map_start, map_src,
+                                 map_slot)
+            continue
         if column < nbet:
-            if terminal:
-                any_terminal = True
-                for x in range(count):
-                    terminal_weight[x] += node_payoff[c] * pol[
-                        _row(x, nbet, cards, first, entry_before) + column]
-                continue
-            child_reach = np.empty(count)
-            for x in range(count):
-                child_reach[x] = reach_j[x] * pol[_row(x, nbet, cards, first, entry_before)
-                                                  + column]
+            child_reach = _bet_reach(reach_j, pol, column, count, nbet, cards, first,
+                                     entry_before)
             joint_pass(c, child_reach if j == 0 else reach_o, reach_o if j == 0 else child_reach,
                        node_player, node_payoff, child_start, child, node_nbet, node_card_turn,
                        node_list, node_table, edge_map, list_start, entry_hand, entry_nd,
                        entry_before, map_start, map_src, map_dst, map_slot, node_row, table0,
                        table1, source, out, coupling0, coupling1, own_out, chance_out)
             continue
-        own_map = edge_map[e, 0]
-        if terminal:
-            any_terminal = True
-            for m in range(map_start[own_map], map_start[own_map + 1]):
-                x = map_src[m]
-                terminal_weight[x] += node_payoff[c] * pol[
-                    _row(x, nbet, cards, first, entry_before) + nbet + map_slot[m]]
-            continue
-        other_map = edge_map[e, 1]
-        child_reach = np.zeros(_list_size(c, j, node_list, list_start))
-        for m in range(map_start[own_map], map_start[own_map + 1]):
-            x = map_src[m]
-            child_reach[map_dst[m]] = reach_j[x] * pol[
-                _row(x, nbet, cards, first, entry_before) + nbet + map_slot[m]]
-        child_other = np.zeros(_list_size(c, 1 - j, node_list, list_start))
-        for m in range(map_start[other_map], map_start[other_map + 1]):
-            child_other[map_dst[m]] = reach_o[map_src[m]]
+        child_reach, child_other = _card_reaches(
+            c, j, edge_map[e, 0], edge_map[e, 1], reach_j, reach_o, pol, nbet, cards, first,
+            entry_before, node_list, list_start, map_start, map_src, map_dst, map_slot)
         joint_pass(c, child_reach if j == 0 else child_other,
                    child_other if j == 0 else child_reach, node_player, node_payoff,
                    child_start, child, node_nbet, node_card_turn, node_list, node_table,
