@@ -264,6 +264,7 @@ def run_solve(args) -> int:
         args.iterations = DEFAULT_ITERATIONS
     directory = args.out if args.out is not None else results.default_result_dir(game_string)
     args.engine = resolve_engine(args.engine, game)
+    commit = results.git_commit()  # the code that runs, even if the tree changes meanwhile
     settings = _run_settings(args)
     checkpoint = (results.load_checkpoint(directory, game_string, settings)
                   if args.resume else None)
@@ -297,7 +298,7 @@ def run_solve(args) -> int:
                                     "time_limit": args.time_limit},
            "eval_every": args.eval_every, "seed": args.seed,
            "resumed_from_iteration": start_iteration if checkpoint else None}
-    summary = results.build_summary(result, game_string, run)
+    summary = results.build_summary(result, game_string, run, commit)
     results.save_result(directory, _named_policy(game, result.average_policy), curve, summary)
     print(format_solve_summary(summary, directory))
     return 0

@@ -162,8 +162,9 @@ def peak_memory_mb() -> float:
     return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
 
 
-def build_summary(result, game_string: str, run: dict) -> dict:
-    """The summary.json content of a finished `SolveResult`; `run` holds the CLI's settings."""
+def build_summary(result, game_string: str, run: dict, commit: str | None = None) -> dict:
+    """The summary.json content of a finished `SolveResult`; `run` holds the CLI's settings,
+    `commit` the source tree's commit when the run started (default: now)."""
     return {
         "game": game_string,
         "game_short_name": game_short_name(game_string),
@@ -178,7 +179,7 @@ def build_summary(result, game_string: str, run: dict) -> dict:
         "peak_memory_mb": round(peak_memory_mb(), 1),
         "tree_sizes": result.tree_sizes,
         "versions": package_versions(),
-        "git_commit": git_commit(),
+        "git_commit": commit if commit is not None else git_commit(),
     }
 
 
