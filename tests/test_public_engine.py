@@ -176,3 +176,21 @@ def test_auto_engine_takes_the_public_tree_only_where_the_history_tree_is_too_bi
     assert resolve_engine("history", load_game(big.format(",isomorphic=true"))) == "history"
     with pytest.raises(ValueError, match="add -p isomorphic=true"):
         resolve_engine("auto", load_game(big.format("")))
+
+
+def test_cli_resume_with_the_public_engine_continues_the_same_run(tmp_path, capsys):
+    def solve_to(out, iterations, *extra):
+        assert cli.main(["solve", REDEAL, "--engine", "public", "--iterations", str(iterations),
+                         "--eval-every", "5", "--quiet", "--out", str(out), *extra]) == 0
+
+    solve_to(tmp_path / "straight", 10)
+    solve_to(tmp_path / "resumed", 5)
+    solve_to(tmp_path / "resumed", 10, "--resume")
+    assert "resuming" in capsys.readouterr().err
+    straight, resumed = (results.load_result(tmp_path / name) for name in ("straight", "resumed"))
+    np.testing.assert_array_equal(resumed.policy.sums, straight.policy.sums)
+    np.testing.assert_array_equal(resumed.policy.talk, straight.policy.talk)
+    assert [row[::2] for row in resumed.curve] == [row[::2] for row in straight.curve]
+    assert cli.main(["solve", REDEAL, "--engine", "history", "--iterations", "12", "--quiet",
+                     "--out", str(tmp_path / "resumed"), "--resume"]) == 2
+    assert "engine='public'" in capsys.readouterr().err
