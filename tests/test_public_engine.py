@@ -194,3 +194,20 @@ def test_cli_resume_with_the_public_engine_continues_the_same_run(tmp_path, caps
     assert cli.main(["solve", REDEAL, "--engine", "history", "--iterations", "12", "--quiet",
                      "--out", str(tmp_path / "resumed"), "--resume"]) == 2
     assert "engine='public'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("game_string", [
+    "python_le_truc(num_ranks=3,hand_size=2,isomorphic=true,dealer=0)",
+    "python_le_truc(num_ranks=3,hand_size=2,isomorphic=true,score0=7,score1=3,"
+    "stake_ladder=plus_two)",
+])
+def test_other_seats_scores_and_ladders_match_the_history_engine(game_string):
+    solver = PublicSolver(load_game(game_string), make_schedule("cfr+"))
+    solver.iterate(15)
+    solver.talk_average[1] = np.random.default_rng(5).random(solver.talk_average[1].shape)
+    tree = compile_game(load_game(game_string))
+    policy = history_policy(solver, tree)
+    br0, br1 = solver.best_response_values()
+    assert br0 == pytest.approx(best_response_value(tree, policy, 0), abs=1e-12)
+    assert br1 == pytest.approx(best_response_value(tree, policy, 1), abs=1e-12)
+    assert solver.game_value() == pytest.approx(policy_value(tree, policy), abs=1e-12)
