@@ -33,14 +33,18 @@ def history_policy(public: PublicSolver, tree) -> np.ndarray:
     return array
 
 
-@pytest.fixture(scope="module")
-def redeal_solver():
-    """A public solver after 20 DCFR iterations on the redeal variant, with a random dealer
-    answer to the redeal request so that both players' after-redeal best responses matter."""
-    solver = PublicSolver(load_game(REDEAL), make_schedule("dcfr"))
-    solver.iterate(20)
+def solved_with_random_answer(game_string: str, algorithm: str = "dcfr") -> PublicSolver:
+    """A public solver after a few iterations, then with a random dealer answer to the redeal
+    request so that both players' after-redeal best responses matter."""
+    solver = PublicSolver(load_game(game_string), make_schedule(algorithm))
+    solver.iterate(15)
     solver.talk_average[1] = np.random.default_rng(3).random(solver.talk_average[1].shape)
     return solver
+
+
+@pytest.fixture(scope="module")
+def redeal_solver():
+    return solved_with_random_answer(REDEAL)
 
 
 @pytest.mark.parametrize("game_string", [NO_REDEAL, REDEAL,
@@ -74,16 +78,24 @@ def test_lock_step_with_the_history_engine_without_redeal(algorithm):
     assert public.exploitability == pytest.approx(history.exploitability, abs=1e-9)
 
 
-def test_best_responses_and_value_equal_the_history_engine_with_redeal(redeal_solver):
+@pytest.mark.parametrize("game_string, algorithm", [
+    (REDEAL, "dcfr"),
+    ("python_le_truc(num_ranks=3,hand_size=2,isomorphic=true,dealer=0)", "cfr+"),
+    ("python_le_truc(num_ranks=3,hand_size=2,isomorphic=true,score0=7,score1=3,"
+     "stake_ladder=plus_two)", "cfr+"),
+])
+def test_best_responses_and_value_equal_the_history_engine_with_redeal(game_string, algorithm):
     """The real game's exact best responses (set-aside hands remembered) and game value of one
-    policy, by the public engine's per-set-aside-hand passes and by the history tree."""
-    tree = compile_game(load_game(REDEAL))
-    policy = history_policy(redeal_solver, tree)
-    br0, br1 = redeal_solver.best_response_values()
+    policy, by the public engine's per-set-aside-hand passes and by the history tree; also with
+    the dealer in seat 0, match scores and another ladder."""
+    solver = solved_with_random_answer(game_string, algorithm)
+    tree = compile_game(load_game(game_string))
+    policy = history_policy(solver, tree)
+    br0, br1 = solver.best_response_values()
     assert br0 == pytest.approx(best_response_value(tree, policy, 0), abs=1e-12)
     assert br1 == pytest.approx(best_response_value(tree, policy, 1), abs=1e-12)
-    assert redeal_solver.game_value() == pytest.approx(policy_value(tree, policy), abs=1e-12)
-    assert redeal_solver.exploitability() > 0.01  # the random answer is exploitable
+    assert solver.game_value() == pytest.approx(policy_value(tree, policy), abs=1e-12)
+    assert solver.exploitability() > 0.01  # the random answer is exploitable
 
 
 def test_strategy_tables_equal_the_history_analysis(redeal_solver):
@@ -195,19 +207,3 @@ def test_cli_resume_with_the_public_engine_continues_the_same_run(tmp_path, caps
                      "--out", str(tmp_path / "resumed"), "--resume"]) == 2
     assert "engine='public'" in capsys.readouterr().err
 
-
-@pytest.mark.parametrize("game_string", [
-    "python_le_truc(num_ranks=3,hand_size=2,isomorphic=true,dealer=0)",
-    "python_le_truc(num_ranks=3,hand_size=2,isomorphic=true,score0=7,score1=3,"
-    "stake_ladder=plus_two)",
-])
-def test_other_seats_scores_and_ladders_match_the_history_engine(game_string):
-    solver = PublicSolver(load_game(game_string), make_schedule("cfr+"))
-    solver.iterate(15)
-    solver.talk_average[1] = np.random.default_rng(5).random(solver.talk_average[1].shape)
-    tree = compile_game(load_game(game_string))
-    policy = history_policy(solver, tree)
-    br0, br1 = solver.best_response_values()
-    assert br0 == pytest.approx(best_response_value(tree, policy, 0), abs=1e-12)
-    assert br1 == pytest.approx(best_response_value(tree, policy, 1), abs=1e-12)
-    assert solver.game_value() == pytest.approx(policy_value(tree, policy), abs=1e-12)
