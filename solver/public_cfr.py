@@ -133,16 +133,17 @@ class Deals:
         per_pair = self.scale4 * self.pair_factor * spread[self.pair_union, self.pair_new]
         return np.bincount(self.pair_old, weights=per_pair, minlength=len(self.hands))
 
-    def given_set_aside(self, rules, old: int, other_weight: np.ndarray) -> np.ndarray:
-        """sum over o' of P(old, n, o', n') w'(o'): [n, n'], the coupling of one set-aside hand."""
+    def by_set_aside(self, rules, other_weight: np.ndarray):
+        """Per set-aside hand o: (o, sum over o' of P(o, n, o', n') w'(o') as [n, n']), the
+        coupling a player who remembers o faces after a redeal."""
         self._prepare_redeal(rules)
         spread = self.union_kernel @ self._union_by_new(other_weight)
-        coupling = np.zeros((len(self.hands), len(self.hands)))
-        mine = np.flatnonzero(self.pair_old == old)
-        rows = self.pair_new[mine]
-        coupling[rows] = (self.scale4 * self.pair_factor[mine])[:, None] * spread[
-            self.pair_union[mine]]
-        return coupling
+        for old in range(len(self.hands)):
+            coupling = np.zeros((len(self.hands), len(self.hands)))
+            mine = np.flatnonzero(self.pair_old == old)
+            coupling[self.pair_new[mine]] = (self.scale4 * self.pair_factor[mine])[:, None] * \
+                spread[self.pair_union[mine]]
+            yield old, coupling
 
 
 @dataclasses.dataclass
@@ -387,8 +388,7 @@ class PublicSolver:
         if not other_weight.any():
             return result
         ones = np.ones(hands)
-        for old in range(hands):
-            coupling = self.deals.given_set_aside(self.rules, old, other_weight)  # [mine, his]
+        for old, coupling in self.deals.by_set_aside(self.rules, other_weight):  # [mine, his]
             values = kernels.visit(0, player, ones, ones, *self.tree.kernel_arrays(),
                                    *self.tables["agree"].kernel_arrays(), coupling,
                                    kernels.BEST_RESPONSE, kernels.AVERAGE, np.zeros(6), NO_RECORD)

@@ -126,7 +126,7 @@ def test_deal_weights_are_probabilities():
     after = deals.after_redeal(game.rules, np.ones(hands), np.ones(hands))
     assert after.sum() == pytest.approx(1.0, abs=1e-12)
     weight = np.random.default_rng(1).random(hands)
-    per_old = sum(deals.given_set_aside(game.rules, old, weight) for old in range(hands))
+    per_old = sum(coupling for _, coupling in deals.by_set_aside(game.rules, weight))
     np.testing.assert_allclose(per_old, deals.after_redeal(game.rules, np.ones(hands), weight),
                                atol=1e-15)
 
