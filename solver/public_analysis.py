@@ -19,7 +19,7 @@ from games import le_truc
 from solver import _public_kernels as kernels
 from solver.analysis import (BET_ACCEPTS, Analysis, HandRow, card_label, classify, context_order,
                              context_table, has_bet_equity)
-from solver.public_cfr import NO_RECORD, PublicPolicy, PublicSolver, solver_for
+from solver.public_cfr import PublicPolicy, PublicSolver, solver_for
 
 BET_ACTIONS = {le_truc.RAISE: "Raise", le_truc.REST: "Rest"}
 
