@@ -96,9 +96,7 @@ class BranchStats:
         tree = solver.tree
         tables = solver.tables[branch]
         self.average = tables.average
-        rows = [int(np.sum(tree.list_start[tree.node_list[tree.node_player == p, p] + 1]
-                           - tree.list_start[tree.node_list[tree.node_player == p, p]]))
-                for p in (0, 1)]
+        rows = [tree.num_rows(0), tree.num_rows(1)]
         self.own = np.zeros((2, max(rows)))
         self.chance = np.zeros((2, max(rows)))
         kernels.joint_pass(0, reach[0], reach[1], *tree.kernel_arrays(), tables.average[0],
@@ -110,14 +108,17 @@ class BranchStats:
         for player in (0, 1):
             oriented = coupling if player == 0 else np.ascontiguousarray(coupling.T)
             values, wins = np.zeros(rows[player]), np.zeros(rows[player])
-            for kernel_arrays, record in ((arrays, values), (win_arrays, wins)):
-                root = kernels.visit(0, player, reach[player], reach[1 - player], *kernel_arrays,
-                                     *tables.kernel_arrays(), oriented, kernels.EXPECT,
-                                     kernels.AVERAGE, np.zeros(6), record)
-                if record is values:
-                    self.root_values.append(root)
+            self.root_values.append(self._expect(player, reach, arrays, tables, oriented, values))
+            self._expect(player, reach, win_arrays, tables, oriented, wins)
             self.value.append(values)
             self.win.append(wins)
+
+    @staticmethod
+    def _expect(player, reach, tree_arrays, tables, coupling, record) -> np.ndarray:
+        """The player's values at the root under the average policies; every row's in `record`."""
+        return kernels.visit(0, player, reach[player], reach[1 - player], *tree_arrays,
+                             *tables.kernel_arrays(), coupling, kernels.EXPECT, kernels.AVERAGE,
+                             np.zeros(6), record)
 
 
 def _row_layout(tree, node: int, player: int):

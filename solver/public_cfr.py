@@ -357,7 +357,6 @@ class PublicSolver:
         policy, in the real game (the set-aside hand remembered)."""
         talk = self.talk_policy(kernels.AVERAGE)
         reaches = self.branch_reaches(talk)
-        couplings = self.couplings(talk)
         step = np.zeros(6)
         result = [0.0, 0.0]
         for player in (0, 1):
@@ -367,7 +366,7 @@ class PublicSolver:
                     continue
                 branch_values[branch] = self._visit(
                     branch, player, np.ones(len(self.deals.hands)), reaches[branch][1 - player],
-                    couplings[branch], kernels.BEST_RESPONSE, kernels.AVERAGE, step)
+                    self.deals.first_hands(), kernels.BEST_RESPONSE, kernels.AVERAGE, step)
             if not self.redeal:
                 result[player] = float(branch_values["keep"].sum())
                 continue

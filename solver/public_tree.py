@@ -102,11 +102,12 @@ class PlayTree:
         decision = int(np.count_nonzero(self.node_player >= 0))
         return {"public_nodes": self.num_nodes, "public_decision_nodes": decision,
                 "public_terminals": self.num_nodes - decision,
-                "infosets_player0": self._infosets(0), "infosets_player1": self._infosets(1),
+                "infosets_player0": self.num_rows(0), "infosets_player1": self.num_rows(1),
                 "table_entries_player0": int(self.table_size[0]),
                 "table_entries_player1": int(self.table_size[1])}
 
-    def _infosets(self, player: int) -> int:
+    def num_rows(self, player: int) -> int:
+        """The player's rows (information states) over all his decision nodes."""
         decision = np.flatnonzero(self.node_player == player)
         lists = self.node_list[decision, player]
         return int(np.sum(self.list_start[lists + 1] - self.list_start[lists]))
