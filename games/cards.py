@@ -1,6 +1,6 @@
 """Shared card model: ranks, suits, `7s` notation, strength scales and suit-free hand classes.
 
-Notation (RULES.md, common vocabulary): rank `2 3 4 5 6 7 8 9 T J Q K A` followed by suit
+Notation (games/RULES.md, Conventions): rank `2 3 4 5 6 7 8 9 T J Q K A` followed by suit
 `c d h s`, e.g. `7s`, `Th`, `Ac`.
 
 A `Deck` orders its cards by a *strength scale* (weakest rank first) and numbers them

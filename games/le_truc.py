@@ -1,45 +1,9 @@
 """Le Truc as an OpenSpiel Python game (`python_le_truc`): one hand of the French bluffing game.
 
-Rules implemented (one game = one hand; scores and target only decide what a rest is worth):
-
-* Two players, 32 cards 7 8 9 T J Q K A in four suits. Strength, high to low: 7 8 A K Q J T 9;
-  suits never matter, equal ranks are equal. Three cards each, the rest is the talon.
-* Redeal (`max_redeals` > 0): before anything else the non-dealer says `Keep` or `Ask redeal`;
-  the dealer then says `Agree` or `Decline`. After `Agree` both hands are set aside unseen (each
-  player remembers his own) and new hands come from the talon; the question is asked again while
-  fewer than `max_redeals` redeals happened and the talon still holds two hands.
-* Tricks: the non-dealer leads the first; any card may be played. The higher rank wins; equal
-  ranks spoil the trick. The winner leads next; after a spoiled trick the same player leads.
-* Hand result, checked after every trick: two won tricks win; else one won and one spoiled trick
-  -> the earliest won trick's winner; after the last trick all spoiled -> void (nobody scores),
-  otherwise the earliest won trick's winner.
-* Stake: starts at 1 and climbs the ladder `stake_ladder` ("seed" 1 2 6 8 10 12, "plus_two"
-  1 2 4 6 8 10 12, "doubling" 1 2 4 8 12 — a named ladder continues its pattern and ends at the
-  target — or a custom list like `1:3:5:12`). At his own card turn, before playing, a player may
-  `Raise` (stake below the top, no rest agreed, no betting action yet at this card turn and, with
-  `alternate_raises`, not the maker of the most recent accepted raise). The opponent answers
-  `Accept` (stake goes up), `Refuse` (the raiser scores the stake before the proposal) or, with
-  `allow_counter_raise`, `Raise` (accept and propose the next value back). After acceptance the
-  player whose card turn it is plays a card or folds.
-* My rest (`allow_rest`): `Rest` is legal where `Raise` would be if the ladder were one step
-  longer. Answered by `Rest` (the hand now decides the match: its winner scores `target` minus
-  his own score, no more raises) or `Refuse` (the caller scores `target` minus his own score with
-  `rest_refusal`="match", or the current stake with "stake").
-* Fold (`allow_fold`): at his own card turn a player may `Fold`; the opponent scores the stake
-  (after an agreed rest: the match).
-* Information: bets, answers, redeal talk, played cards and trick results are public; a player
-  knows only his own hand and his own set-aside hand.
-
-Parameters: `target`=12, `score0`=0, `score1`=0, `dealer`=1 (player 0 is then the non-dealer and
-acts first), `stake_ladder`="seed", `alternate_raises`=true, `allow_counter_raise`=false,
-`allow_rest`=true, `rest_refusal`="match", `allow_fold`=true, `max_redeals`=1. Size parameters:
-`num_ranks` (keep the strongest N ranks, 1..8), `hand_size` (1..3), `isomorphic`.
-
-Chance: concrete mode deals one card per chance node (player 0's cards, then player 1's), uniform
-over the undealt cards. Isomorphic mode (suits dropped) deals whole hands of rank classes, one
-chance node per hand, each weighted by its exact number of concrete deals; `Play 7` stands for any
-card of rank 7. `isomorphic_information_state` and `isomorphic_action` map concrete states and
-actions to the isomorphic game, so an isomorphic strategy plays real cards.
+Rules and parameters: games/RULES.md, section 1 (ids LT-1..LT-10). Parameters: `target`,
+`score0`, `score1`, `dealer`, `stake_ladder`, `alternate_raises`, `allow_counter_raise`,
+`allow_rest`, `rest_refusal`, `allow_fold`, `max_redeals`; size parameters `num_ranks`,
+`hand_size`, `isomorphic` (suit-free deals of rank classes with exact weights, the same game).
 
 The rules live once, in `PublicState`: a machine over public information only (betting, played
 ranks, trick results, turn). The OpenSpiel state adds chance and the private hands, which decide
@@ -359,7 +323,7 @@ class PublicState(tricks.PublicMachine):
 
 
 class LeTrucGame(pyspiel.Game):
-    """One hand of Le Truc (see the module docstring for rules and parameters)."""
+    """One hand of Le Truc (rules and parameters: games/RULES.md, section 1)."""
 
     def __init__(self, params=None):
         self.rules = Rules(params or {})
@@ -601,7 +565,8 @@ class LeTrucState(pyspiel.State):
 
 
 def action_name(rules: Rules, player: int, action: int, card_name) -> str:
-    """Action strings of RULES.md: `Raise`, `Play 7s`, `Deal 7s`, `Deal 7 7 A` (isomorphic)."""
+    """Action strings (games/RULES.md, section 1): `Raise`, `Play 7s`, `Deal 7s`, `Deal 7 7 A`
+    (isomorphic)."""
     if player == pyspiel.PlayerId.CHANCE:
         if rules.isomorphic:
             return "Deal " + " ".join(rules.deck.rank_name(r)

@@ -1,9 +1,12 @@
 """Shared rules of the Truc family: tricks, the hand result, and the raise ladder.
 
+Rules: games/RULES.md, LT-5..LT-7 (section 1) and TP-8..TP-10 (section 2).
+
 These pieces know nothing of private hands or chance. A game's *public-state machine* (betting,
 played cards, trick results, turn) is built from them, and the private hands only decide which
 card actions are legal; the OpenSpiel game wraps the machine with chance and players, and a
-solver can walk the same public states with vectors of hands (DESIGN.md, data flow).
+solver can walk the same public states with vectors of hands (the public-tree engine,
+`solver/public/`).
 
 Sides, not seats, win tricks: in a 2-player game side = seat; with partnerships (Truco, 4
 players) a side is a team. Cards are compared by an integer *strength* chosen by the game (Le

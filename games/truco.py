@@ -1,70 +1,9 @@
 """The Truco engine shared by Truco Paulista (`games/truco_paulista.py`) and Trucomano
-(`games/trucomano.py`): rules, the vira-dependent strength scale, the public-state machine and the
+(`games/trucomano.py`): the vira-dependent strength scale, the public-state machine and the
 OpenSpiel state and observer. Each game module only declares its defaults.
 
-Rules implemented (one game = one hand; the scores decide the hand's kind and the raise caps):
-
-* Players: 2, or 4 in two partnerships (`num_players`=4): seats 0-3, partners opposite, side 0 =
-  seats {0, 2}, side 1 = seats {1, 3}; play passes to the next seat. With 2 players side = seat.
-* Deck: `deck`="dirty" = 4 5 6 7 Q J K A 2 3 (weakest first) in four suits, 40 cards; "clean" =
-  Q J K A 2 3, 24 cards. Suits do not matter for these *common* ranks; equal ranks tie.
-* Deal: 3 cards each (`hand_size`), then one card turned up, the *vira*: public, never played.
-  The rank after the vira's in the cyclic order above is the *manilha* rank (vira 3 -> 4 dirty,
-  Q clean). Its four cards beat every common card, ordered diamonds < spades < hearts < clubs.
-  Strength scale: covered card 0; common ranks 1..10 (clean 1..6); manilhas above them.
-* Rounds (up to `hand_size`): the *mão*, the seat after the dealer, leads round 1; every seat
-  plays one card in turn. The side with the strictly highest card wins the round; equal tops of
-  both sides tie it. The player of the first top card leads the next round (the winner, or after
-  a tie the first tied card's player, in 2-player play the tied round's leader).
-* Covered card (`allow_covered`, from round `covered_from_round`): a card played face down,
-  strength 0, never revealed; at most one per side per round; never in a blind hand.
-* Hand result after each round: two won rounds win; one won and one tied -> the earliest won
-  round's winner; after the last round, the earliest won round's winner, and when every round
-  tied: `all_tied`="dealer" (the dealer's side scores), "mao" (the mão's side) or "nobody".
-* Raising: the value climbs 1 -> 3 (truco) -> 6 -> 9 -> 12. At his own card turn, before playing
-  and at most once per card turn, a player may `Raise` (value below 12; with `alternate_raises`
-  his side did not make the most recent accepted raise). The other side answers `Accept`, `Run`
-  (the raising side scores the value before the proposal) or, with `allow_reraise` and below 12,
-  `Raise` (accept and propose the next value; answered the same way). After acceptance the card
-  player plays. With 4 players the opponent after the raiser answers first; his `Run` passes the
-  answer to his partner, so either may accept and running needs both. `raise_cap`="pagat": a
-  side may not propose when the value it already holds (the stake at its card turn, the proposed
-  value when answering) plus its score reaches `target`; "needed": no proposal above what the
-  trailing side needs, rounded up to a multiple of 3; "none" (no cap).
-* Hand of eleven: exactly one side has `target` - 1 points. With `hand_of_11_decision` that side
-  first chooses `Play 11` (the hand is worth 3) or `Run 11` (the opponents score 1); in 4-player
-  games both partners of that side see each other's cards, and the partner who plays first in
-  round 1 decides. Nobody may raise (`truco_in_hand_of_11`="illegal"); with "forfeit" `Raise` is
-  offered where it would be in a normal hand and taking it loses the match (the opponents score
-  `target` minus their score).
-* Iron hand: both sides have `target` - 1 points: worth 1, no raising (a hand where nobody
-  scores is followed by another iron hand: the match's business). With `iron_hand_blind`
-  nobody sees any hand's cards, a card is chosen by its dealt position (`Play slot 2`) and
-  revealed when played, and no card may be covered.
-* Information: the vira, face-up cards, bets, answers, eleven decisions and round results are
-  public; a player knows his own hand and his own covered cards (and his partner's hand in a
-  4-player hand of eleven).
-
-Parameters (defaults are the game module's): `num_players` (2 or 4), `deck`, `target`, `score0`,
-`score1` (side scores), `dealer` (-1 = the last seat, so seat 0 is the mão), `all_tied`,
-`allow_covered`, `covered_from_round`, `allow_reraise`, `alternate_raises`, `raise_cap`,
-`hand_of_11_decision`, `iron_hand_blind`, `truco_in_hand_of_11`. Size parameters: `hand_size`
-(1..3), `num_ranks` (keep the strongest N common ranks, 2..10; 0 = the whole deck; the manilha
-cycles over the kept ranks), `isomorphic`.
-
-Chance. Concrete mode: one card per chance node, uniform over the undealt cards: seat 0's cards,
-then seat 1's (...), then the vira (`Deal 7s`, `Vira 7s`); a card's slot is its dealing
-position. Isomorphic mode: the vira's rank first (`Vira 7`, uniform over ranks: its suit never
-matters), then whole hands, seat 0's first, as multisets of strength classes given the vira
-(`Deal 3 3 Qc`): one class per common rank (3 cards left of the vira's rank, none of the
-manilha rank) and one per manilha (suit kept), each hand weighted by its exact number of concrete
-deals. This is the concrete deal read in another order (exchangeable), so both games have the
-same values. In a blind hand of the isomorphic game the card of a played slot is drawn when
-played (`Reveal 7`, weighted by the classes left in the hand), which is again exact.
-`isomorphic_information_state` and `isomorphic_action` map concrete states and actions to the
-isomorphic game. Action strings: `Raise` (the value is in the observation), `Accept`, `Run`,
-`Play 11`, `Run 11`, `Play 7s`, `Play 7s covered`, `Play covered` (a player's last card, the only
-one he can cover then, so one action that reveals nothing), `Play slot 2`.
+Rules and parameters: games/RULES.md, sections 2 and 3 (ids TP-1..TP-13, TM-1..TM-5). The
+engine's parameters are section 2's plus `truco_in_hand_of_11` (TM-4).
 
 The rules live once, in `PublicState`: a machine over public information only (betting, played
 strengths, round results, turn). The OpenSpiel state adds chance and the private hands, which

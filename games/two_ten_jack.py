@@ -1,34 +1,14 @@
-"""Two-Ten-Jack, a two-player Japanese trick-taking game, as an OpenSpiel Python game.
+"""Two-Ten-Jack, a two-player Japanese trick-taking game, as an OpenSpiel Python game
+(`python_two_ten_jack`): one deal.
 
-Rules implemented (one deal = one OpenSpiel game):
+Rules and parameters: games/RULES.md, section 4 (ids TTJ-1..TTJ-9). Parameters: `target`,
+`score0`, `score1`, `dealer`; size parameters `ranks`, `hand_size` and `suits` (kept suits: beyond
+the rules, only to make variants small enough for the exact solver). `returns()` are the deal's
+points, own minus the opponent's; `match_result(state)` applies TTJ-1 to a finished deal.
 
-* Deck: 2 (low) … A (high) in four suits (`ranks` and `suits` reduce it). Hearts are always
-  trump. The ace of spades (As) is at once the highest trump (above Ah) and a spade: the trump
-  set is hearts + As, the spade set is every spade including As.
-* Deal: each player receives `hand_size` cards (6); the rest forms a face-down stock. Chance deals
-  one card per chance node, uniformly over the cards not dealt yet: player 0's cards first, then
-  player 1's (`Deal 7s`). Stock draws are chance nodes too (`Draw 7s`): drawing uniformly from
-  the undealt cards is the same as drawing the top card of a uniformly shuffled stock.
-* Leading: the non-dealer leads the first trick, then the previous trick's winner. Any card may
-  be led (`Play 7s`). Leading the As is one of two public declarations, `Lead As trump` (hearts
-  are led) or `Lead As spade` (spades are led).
-* Following: with hearts led (or the As led as trump) the follower must play from the trump set
-  if he can; with spades led (or the As led as spade) from the spade set; with clubs or diamonds
-  led, that suit. If he cannot, he must play a trump (a heart or the As) if he has one; otherwise
-  he may play anything. Following with the As is `Play As`.
-* Trick winner: the As if it is in the trick; else the highest heart; else the highest card of
-  the led suit.
-* Drawing: after each trick, while the stock lasts, the winner draws a card, then the loser (in
-  the full game the stock of 40 cards is gone after trick 20 and tricks 21-26 are played out of
-  hand). The deal ends when every card has been played.
-* Scoring (cards won in tricks): 2h Th Jh +5 each; 2c Tc Jc -5 each; 2s Ts Js As +1 each; Jd +1;
-  every other card 0 (the whole pack is worth +5; without clubs or diamonds, see `suits`, the
-  pack is worth the kept suits' points).
-* Information: played cards, declarations and trick winners are public; a player sees his own
-  dealt and drawn cards; the opponent's hand and the stock order are hidden. Information state
-  strings show the dealt hand sorted (the order inside the deal is not strategic), then every
-  trick and the player's own draw after it (`history_string`): a trick and an own draw append
-  to the string, an opponent's draw leaves it alone.
+Information state strings show the dealt hand sorted (the order inside the deal is not
+strategic), then every trick and the player's own draw after it (`history_string`): a trick and
+an own draw append to the string, an opponent's draw leaves it alone.
 
 Exact solver: states have `subtree_key()` (see `Deal.subtree_key`: who is due a card, who
 plays, the open trick, the tricks done, the point difference, both hands and the undealt
@@ -37,31 +17,6 @@ every draw extends the drawer's information state string. `compile_walk_state()`
 state's `Deal` (the rules' logic and the changing record, which the OpenSpiel state wraps)
 without OpenSpiel's deep-copy clone. `suits=h:s,ranks=2:T:J:A,hand_size=2` compiles in 3 s
 instead of 379 s by traversal.
-
-`returns()` are the points of this deal, zero-sum: own deal points minus the opponent's. The
-match (first to `target` points, scores carried over as `score0`/`score1`, dealer alternating)
-is outside one deal; `match_result(state)` applies it to a finished deal: a player reaching
-`target` wins; if both reach it the higher total wins; an exact tie at or over `target` plays
-another deal.
-
-Parameters:
-  target     points that win the match (31); used by `match_result` only.
-  score0     player 0's match score before this deal (0); may be negative.
-  score1     player 1's match score before this deal (0); may be negative.
-  dealer     0 or 1 (1): the other player leads the first trick.
-  ranks      colon-separated ranks kept in every suit (all 13: "2:3:4:5:6:7:8:9:T:J:Q:K:A").
-             Reduced decks must keep 2, T, J and A, so that the scoring cards of the kept suits
-             and the As stay.
-  hand_size  cards dealt to each player (6), from 1 to half the deck. With a reduced deck the
-             stock is the rest of the deck; players draw while it lasts and play out their hands.
-  suits      colon-separated suits kept, from c d h s ("c:d:h:s"); hearts and spades must stay.
-             An extension beyond RULES.md (like Truco's `num_ranks`), only so that a variant is
-             small enough for the exact solver: every RULES.md variant keeps 2 T J A in four
-             suits, and dealing those 16 cards one at a time makes at least 16! chance
-             sequences; the 8 cards 2 T J A of hearts and spades make 8!. A dropped suit takes
-             its scoring cards with it: without clubs the -5 cards 2c Tc Jc are gone, without
-             diamonds the +1 of Jd. Action ids and card numbers follow the reduced deck, as with
-             `ranks`.
 """
 from __future__ import annotations
 
