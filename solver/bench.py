@@ -8,19 +8,14 @@ compiles and solves the full isomorphic Le Truc without redeal and reports tree 
 seconds, iterations, exploitability, total seconds, peak memory and the non-dealer's value.
 Figures go to stdout and to `results/bench/<date>[-le-truc-full].json`.
 
-For Le Truc the public-tree engine (`solver.public_cfr`) is timed the same way on the same game.
-Iterations run one Python call each for every engine (ours: `CFREngine.iterate()`), and our
-and OpenSpiel C++'s timings are the best of three runs. Our iteration timing excludes the one-off numba compilation (kernels are warmed up on Kuhn
-first) and the tree compilation (reported separately); exploitabilities are exact (numba best
-response, equal to OpenSpiel's to 1e-9 as the tests check).
+For Le Truc the public-tree engine (`solver.public.cfr`) is timed the same way on the same game.
+Iterations run one Python call each for every engine (ours: `CFREngine.iterate()`), and our and
+OpenSpiel C++'s timings are the best of three runs. Our iteration timing excludes the one-off numba
+compilation (kernels are warmed up on Kuhn first) and the tree compilation (reported separately);
+exploitabilities are exact (numba best response, equal to OpenSpiel's to 1e-9 as the tests check).
 """
 from __future__ import annotations
 
-import argparse
-import datetime
-import json
-import logging
-import pathlib
 import platform
 import resource
 import time
@@ -31,11 +26,12 @@ import pyspiel
 from open_spiel.python.algorithms import cfr as openspiel_cfr
 
 import solver
-from solver.cfr import CFREngine
-from solver.policy import policy_array
+from solver.history.best_response import nash_conv_of_array
+from solver.history.cfr import CFREngine
+from solver.history.policy import policy_array
+from solver.history.tree import cache_path
+from solver.registry import load_game
 from solver.schedules import make_schedule
-from solver.best_response import nash_conv_of_array
-from solver.tree import cache_path, load_game
 
 LE_TRUC_SMALL = "python_le_truc(num_ranks=4,hand_size=2,isomorphic=true,max_redeals=0)"
 LE_TRUC_FULL = "python_le_truc(isomorphic=true,max_redeals=0)"
@@ -49,51 +45,6 @@ CASES = (
 TIME_TO_TARGET_ALGORITHMS = ("cfr+", "dcfr", "pcfr+")
 MAX_ITERATIONS_TO_TARGET = 100_000
 REPEATS = 3  # timings of ours and OpenSpiel C++ are the best of this many runs (machine noise)
-
-
-def add_parser(subparsers) -> None:
-    """Register `tricksolver bench`."""
-    parser = subparsers.add_parser(
-        "bench", help="benchmark our CFR engine against OpenSpiel's CFR+ (C++ and Python)",
-        description=__doc__.split("\n\n")[1])
-    parser.add_argument("--output", default="results/bench", help="directory for the JSON")
-    parser.add_argument("--le-truc-full", action="store_true",
-                        help=f"solve {LE_TRUC_FULL} instead of the side-by-side run")
-    parser.add_argument("--algorithm", default="dcfr",
-                        help="algorithm of the --le-truc-full solve (default dcfr)")
-    parser.add_argument("--time-limit", type=float, default=None,
-                        help="seconds the --le-truc-full solve may take (default: none)")
-    parser.add_argument("--target", type=float, default=1e-3,
-                        help="target exploitability of the --le-truc-full solve (points/hand)")
-    parser.add_argument("--eval-every", type=int, default=10,
-                        help="iterations between exact evaluations of the --le-truc-full solve")
-    parser.add_argument("--no-cache", action="store_true",
-                        help="compile the game even if a cached tree exists")
-    parser.set_defaults(func=run)
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run the benchmark chosen by `args`, print the table and write the JSON."""
-    output = pathlib.Path(args.output)
-    output.mkdir(parents=True, exist_ok=True)
-    warm_up_kernels()
-    stamp = datetime.datetime.now(datetime.timezone.utc)
-    if args.le_truc_full:
-        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-        report = {"full_solve": full_le_truc_solve(args.algorithm, args.target, args.eval_every,
-                                                   args.time_limit, cache=not args.no_cache)}
-        path = output / f"{stamp:%Y-%m-%d}-le-truc-full.json"
-        print(format_full_solve(report["full_solve"]))
-    else:
-        report = {"games": [bench_game(*case) for case in CASES]}
-        path = output / f"{stamp:%Y-%m-%d}.json"
-        print(format_table(report["games"]))
-    report["machine"] = machine_info()
-    report["utc"] = stamp.isoformat(timespec="seconds")
-    report["peak_memory_mb"] = peak_memory_mb()
-    path.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"peak memory {report['peak_memory_mb']:.0f} MB; written {path}")
-    return 0
 
 
 def warm_up_kernels() -> None:
@@ -155,11 +106,11 @@ def bench_game(game_string: str, iterations: int, target: float) -> dict:
 
 
 def time_public_cfr_plus(game, iterations: int) -> dict:
-    """CFR+ iterations per second of the public-tree engine (`solver.public_cfr`, best of
+    """CFR+ iterations per second of the public-tree engine (`solver.public.cfr`, best of
     REPEATS, after one warm-up iteration that compiles its recursive kernels) and the
     exploitability reached."""
-    from solver.public_cfr import PublicSolver
-    from solver.public_tree import build_play_tree
+    from solver.public.cfr import PublicSolver
+    from solver.public.tree import build_play_tree
 
     tree = build_play_tree(game)
     PublicSolver(game, make_schedule("cfr+"), tree).iterate(1)

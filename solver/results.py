@@ -32,8 +32,8 @@ from importlib import metadata
 import numpy as np
 
 from solver.cfr import SolverState
-from solver.policy import AveragePolicy
-from solver.public_cfr import ENGINE as PUBLIC_ENGINE, PublicPolicy
+from solver.history.policy import AveragePolicy
+from solver.public.cfr import ENGINE as PUBLIC_ENGINE, PublicPolicy
 
 STRATEGY_FILE = "strategy.npz"
 CURVE_FILE = "curve.csv"

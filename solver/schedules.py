@@ -1,4 +1,4 @@
-"""The CFR variants as per-iteration scalars for the one update kernel (`solver._kernels`).
+"""The CFR variants as per-iteration scalars for the one update kernel (`solver.history._kernels`).
 
 At iteration t (from 1) the kernel computes, per information state action,
     R_t = R_{t-1} * (positive_discount if R_{t-1} > 0 else negative_discount) + r_t,

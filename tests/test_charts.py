@@ -1,15 +1,16 @@
 """Le Truc strategy analysis (`solver.analysis`), tables and charts on small solved variants."""
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pyspiel
 import pytest
 
 import solver
-from solver import analysis, charts, tables
-from solver.tree import compile_game, load_game
+from solver import analysis
+from solver.analysis import charts, tables
+from solver.analysis.history import deal_values, fast_info_state_names, node_stats
+from solver.history.tree import compile_game
+from solver.registry import load_game
 
 SMALL = "python_le_truc(num_ranks=3,hand_size=2,isomorphic=true,max_redeals=0)"
 NO_REST = ("python_le_truc(num_ranks=3,hand_size=2,isomorphic=true,max_redeals=0,"
@@ -17,17 +18,7 @@ NO_REST = ("python_le_truc(num_ranks=3,hand_size=2,isomorphic=true,max_redeals=0
 WITH_REDEAL = "python_le_truc(num_ranks=2,hand_size=1,isomorphic=true)"
 ITERATIONS = 300
 
-
-@pytest.fixture(scope="module", autouse=True)
-def tree_cache(tmp_path_factory):
-    """A private compiled-tree cache for this module."""
-    previous = os.environ.get("TRICKSOLVER_CACHE")
-    os.environ["TRICKSOLVER_CACHE"] = str(tmp_path_factory.mktemp("tree_cache"))
-    yield
-    if previous is None:
-        del os.environ["TRICKSOLVER_CACHE"]
-    else:
-        os.environ["TRICKSOLVER_CACHE"] = previous
+pytestmark = pytest.mark.usefixtures("tree_cache")  # a private compiled-tree cache
 
 
 def solved(game_string: str):
@@ -57,8 +48,8 @@ def test_frequencies_are_distributions(small, no_rest):
 def test_deal_evs_average_to_the_game_value(small, no_rest):
     for game, result, _ in (small, no_rest):
         tree = compile_game(game)
-        stats = analysis.node_stats(tree, result.average_policy.probabilities)
-        deal = analysis.deal_values(game, tree, stats)
+        stats = node_stats(tree, result.average_policy.probabilities)
+        deal = deal_values(game, tree, stats)
         for player, sign in ((0, 1.0), (1, -1.0)):
             value = sum(p * ev for p, ev in deal[player].values())
             assert value == pytest.approx(sign * result.game_value, abs=1e-9)
@@ -146,8 +137,8 @@ def test_fast_info_state_names_equal_the_game_strings():
     for game_string in (SMALL, "python_le_truc(num_ranks=2,hand_size=1,max_redeals=0)"):
         game = load_game(game_string)
         tree = compile_game(game, cache=False, method="traversal")
-        assert analysis.fast_info_state_names(game, tree) == tree.info_state_names
-    assert analysis.fast_info_state_names(load_game(WITH_REDEAL), tree) is None
+        assert fast_info_state_names(game, tree) == tree.info_state_names
+    assert fast_info_state_names(load_game(WITH_REDEAL), tree) is None
 
 
 def test_bet_class_and_tables(no_rest):

@@ -13,24 +13,11 @@ import pytest
 
 import solver
 from solver import cli, results
-from solver.tree import load_game
+from solver.registry import load_game
 
 SMALL_LE_TRUC = "python_le_truc(num_ranks=3,hand_size=2,isomorphic=true,max_redeals=0)"
 OTHER_LE_TRUC = "python_le_truc(num_ranks=2,hand_size=1,isomorphic=true,max_redeals=0)"
 TARGET = 1e-3
-
-
-@pytest.fixture(scope="module")
-def tree_cache(tmp_path_factory):
-    """A private compiled-tree cache (TRICKSOLVER_CACHE) for this module."""
-    path = tmp_path_factory.mktemp("tree_cache")
-    previous = os.environ.get("TRICKSOLVER_CACHE")
-    os.environ["TRICKSOLVER_CACHE"] = str(path)
-    yield path
-    if previous is None:
-        del os.environ["TRICKSOLVER_CACHE"]
-    else:
-        os.environ["TRICKSOLVER_CACHE"] = previous
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +48,7 @@ def test_bad_solve_keeps_the_previous_result(small_result, tmp_path, capsys):
 
 
 def test_a_new_checkpoint_marks_the_directory_unfinished(small_result, tmp_path):
-    from solver.commands import Checkpointer
+    from solver.cli.solve import Checkpointer
     other = tmp_path / "other"
     shutil.copytree(small_result, other)
     state = results.load_checkpoint(other, str(load_game(SMALL_LE_TRUC)), {}).state
@@ -289,7 +276,7 @@ def test_default_result_dir_names_game_and_parameters():
 
 
 def test_game_string_from_merges_parameters():
-    from solver.commands import game_string_from
+    from solver.cli.games import game_string_from
     assert game_string_from("python_le_truc(hand_size=2)", ["num_ranks=3", "hand_size=1"]) == \
         "python_le_truc(hand_size=1,num_ranks=3)"
     assert game_string_from("kuhn_poker", []) == "kuhn_poker"

@@ -2,7 +2,6 @@
 with the same strategy, bit for bit, as an uninterrupted run; SIGKILL never corrupts files."""
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -12,24 +11,11 @@ import numpy as np
 import pytest
 
 from solver import cli, results
-from solver.tree import load_game
+from solver.registry import load_game
 
 GAME = "python_le_truc(num_ranks=3,hand_size=2,isomorphic=true,max_redeals=0)"
 TOTAL = 60
 KILL_GUARD_SECONDS = 300  # only guards against a hang; never a speed assertion
-
-
-@pytest.fixture(scope="module")
-def env(tmp_path_factory):
-    """Environment with a private compiled-tree cache."""
-    cache = tmp_path_factory.mktemp("tree_cache")
-    previous = os.environ.get("TRICKSOLVER_CACHE")
-    os.environ["TRICKSOLVER_CACHE"] = str(cache)
-    yield {**os.environ}
-    if previous is None:
-        del os.environ["TRICKSOLVER_CACHE"]
-    else:
-        os.environ["TRICKSOLVER_CACHE"] = previous
 
 
 def solve(out, *extra) -> None:
@@ -39,7 +25,7 @@ def solve(out, *extra) -> None:
 
 
 @pytest.fixture(scope="module")
-def uninterrupted(env, tmp_path_factory):
+def uninterrupted(tree_cache, tmp_path_factory):
     """A solve of TOTAL iterations in one go."""
     out = tmp_path_factory.mktemp("straight") / "result"
     solve(out, "--iterations", TOTAL)
@@ -62,13 +48,12 @@ def test_resume_gives_the_same_strategy(uninterrupted, tmp_path):
         (25, resumed.curve[2][2])}
 
 
-def test_sigkill_loses_at_most_one_checkpoint_interval(env, tmp_path):
+def test_sigkill_loses_at_most_one_checkpoint_interval(tree_cache, tmp_path):
     out = tmp_path / "result"
     command = [sys.executable, "-m", "solver", "solve", GAME, "--quiet", "--out", str(out),
                "--iterations", "100000000", "--eval-every", "10", "--checkpoint-every", "3",
                "--checkpoint-seconds", "1000"]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + KILL_GUARD_SECONDS
     try:
         while not (out / "checkpoint.npz").exists():

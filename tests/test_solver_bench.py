@@ -18,10 +18,12 @@ def test_our_cfr_plus_reaches_what_openspiel_cpp_and_python_reach():
 
 
 def test_bench_times_the_public_engine_on_le_truc():
-    entry = bench.bench_game("python_le_truc(num_ranks=3,hand_size=1,isomorphic=true,max_redeals=0)",
-                             5, 1e-1)
+    entry = bench.bench_game(
+        "python_le_truc(num_ranks=3,hand_size=1,isomorphic=true,max_redeals=0)", 5, 1e-1)
     public = entry["ours_public_cfr_plus"]
     assert public["iterations_per_second"] > 0
+    # the same CFR+ run as the history engine's (compared at every iteration in
+    # test_public_engine.py::test_lock_step_with_the_history_engine_without_redeal)
     assert public["exploitability"] == pytest.approx(entry["ours_cfr_plus"]["exploitability"],
-                                                     abs=1e-9)  # lock-step CFR+
+                                                     abs=1e-9)
     assert "public-tree engine" in bench.format_table([entry])

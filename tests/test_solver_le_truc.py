@@ -9,9 +9,8 @@ from open_spiel.python.algorithms import exploitability as openspiel_exploitabil
 
 import games  # noqa: F401  (registers python_le_truc)
 import solver
-from compile_checks import assert_memoized_equals_traversal
-from solver.tree import NotMemoizable, _outcome_tokens
-from test_solver_core import assert_lock_step, random_tabular_policy
+from conftest import assert_lock_step, assert_memoized_equals_traversal, random_tabular_policy
+from solver.history.tree import NotMemoizable, _outcome_tokens
 
 # Reduced variants (short ladder, no rest) that OpenSpiel's Python algorithms finish quickly.
 BETTING = "max_redeals=0,allow_rest=false,stake_ladder=1:3"
@@ -58,7 +57,6 @@ def test_memoized_compile_tokens_what_each_player_sees_of_a_redeal():
         _outcome_tokens("g", chance, rewritten, 0, suffixes)
 
 
-
 @pytest.mark.parametrize("game_string", [ISOMORPHIC, CONCRETE])
 def test_exploitability_equals_openspiel(game_string):
     game = load(game_string)
@@ -66,7 +64,8 @@ def test_exploitability_equals_openspiel(game_string):
     for tabular in (openspiel_policy.TabularPolicy(game), random_tabular_policy(game, 11),
                     solved.average_policy.to_tabular()):
         expected = openspiel_exploitability.exploitability(game, tabular)
-        assert solver.exploitability(game, tabular, cache=False) == pytest.approx(expected, abs=1e-9)
+        assert solver.exploitability(game, tabular, cache=False) == pytest.approx(
+            expected, abs=1e-9)
 
 
 @pytest.mark.parametrize("algorithm,solver_class", [

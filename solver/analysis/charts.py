@@ -7,7 +7,7 @@
   raise or rest (equity against the calling range below 50%, see `solver.analysis`), a card or
   a fold; how often the dealer does the same after seeing the lead card; and how often each
   hand calls or refuses facing the first raise.
-* `tables/`: the same numbers as CSV and Markdown (`solver.tables`).
+* `tables/`: the same numbers as CSV and Markdown (`solver.analysis.tables`).
 Colours follow the Okabe-Ito colour-blind-safe palette; bluffs are also hatched.
 """
 from __future__ import annotations
@@ -22,9 +22,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pyspiel  # noqa: E402
 
-from solver import analysis, tables  # noqa: E402
+from solver import analysis  # noqa: E402
+from solver.analysis import contexts, tables  # noqa: E402
+from solver.registry import load_game  # noqa: E402
 from solver.results import SavedResult  # noqa: E402
-from solver.tree import load_game  # noqa: E402
 
 OKABE_ITO = {"orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73", "yellow": "#F0E442",
              "blue": "#0072B2", "vermillion": "#D55E00", "purple": "#CC79A7", "grey": "#999999",
@@ -85,7 +86,7 @@ def plot_curves(saved: list[SavedResult], out: pathlib.Path) -> list[pathlib.Pat
     return _save(figure, out, "curves")
 
 
-def plot_strategy_grid(table: analysis.ContextTable, title: str,
+def plot_strategy_grid(table: contexts.ContextTable, title: str,
                        out: pathlib.Path) -> list[pathlib.Path]:
     """Hands x actions heatmap of one context, with the EV of each hand beside it."""
     rows, columns = len(table.hands), len(table.actions)
@@ -130,7 +131,7 @@ ANSWER_SEGMENTS = (
 ANSWER_ACTIONS = (("Accept", "Rest"), ("Raise",), ("Refuse",))
 
 
-def bet_segments(table: analysis.ContextTable) -> np.ndarray:
+def bet_segments(table: contexts.ContextTable) -> np.ndarray:
     """float64 [hands, len(BLUFF_SEGMENTS)]: the betting context's mass split for the chart."""
     segments = np.zeros((len(table.hands), len(BLUFF_SEGMENTS)))
     for column, action in enumerate(table.actions):
@@ -147,7 +148,7 @@ def bet_segments(table: analysis.ContextTable) -> np.ndarray:
     return segments
 
 
-def answer_segments(table: analysis.ContextTable) -> np.ndarray:
+def answer_segments(table: contexts.ContextTable) -> np.ndarray:
     """float64 [hands, len(ANSWER_SEGMENTS)]: call / counter-raise / refuse."""
     segments = np.zeros((len(table.hands), len(ANSWER_SEGMENTS)))
     for index, names in enumerate(ANSWER_ACTIONS):
@@ -172,26 +173,26 @@ def _stacked(axis, table, segments, legend_items, heading: str) -> None:
     axis.set_title(f"{heading}\n(reached {100 * table.probability:.1f}% of hands)", fontsize=9)
 
 
-def reached_contexts(result: analysis.Analysis) -> list[analysis.ContextTable]:
+def reached_contexts(result: contexts.Analysis) -> list[contexts.ContextTable]:
     """Contexts reached in at least MIN_CONTEXT_PROBABILITY of the hands (the others are off
     the equilibrium path, where any action is as good as another)."""
     return [t for t in result.contexts if t.probability >= MIN_CONTEXT_PROBABILITY]
 
 
-def bluff_panels(result: analysis.Analysis) -> list[tuple[analysis.ContextTable, str]]:
+def bluff_panels(result: contexts.Analysis) -> list[tuple[contexts.ContextTable, str]]:
     """What the bluffing chart shows: the two most reached betting contexts (the opening first)
     and the two most reached answers to a bet."""
     reached = reached_contexts(result)
     by_reach = sorted(reached, key=lambda t: -t.probability)
     bets = [t for t in by_reach if t.equity and np.nansum(t.frequency[:, [
         t.actions.index(b) for b in t.equity]]) > 0][:2]
-    answers = [t for t in by_reach if analysis.answers_a_bet(t.key)][:2]
-    bets.sort(key=lambda t: analysis.context_order(t.key))
-    answers.sort(key=lambda t: analysis.context_order(t.key))
+    answers = [t for t in by_reach if contexts.answers_a_bet(t.key)][:2]
+    bets.sort(key=lambda t: contexts.context_order(t.key))
+    answers.sort(key=lambda t: contexts.context_order(t.key))
     return [(t, "bet") for t in bets] + [(t, "answer") for t in answers]
 
 
-def plot_bluffing(result: analysis.Analysis, title: str, out: pathlib.Path) -> list[pathlib.Path]:
+def plot_bluffing(result: contexts.Analysis, title: str, out: pathlib.Path) -> list[pathlib.Path]:
     """The bluffing chart (see the module docstring)."""
     panels = bluff_panels(result)
     if not panels:
@@ -215,7 +216,7 @@ def plot_bluffing(result: analysis.Analysis, title: str, out: pathlib.Path) -> l
     return _save(figure, out, "bluffing")
 
 
-def write_tables(result: analysis.Analysis, title: str, out: pathlib.Path) -> list[pathlib.Path]:
+def write_tables(result: contexts.Analysis, title: str, out: pathlib.Path) -> list[pathlib.Path]:
     """CSV and Markdown per context, plus the bluffing table."""
     out.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -255,7 +256,7 @@ def write_charts(saved: list[SavedResult], out: pathlib.Path, kind: str) -> list
     if kind == "curve":
         return paths
     game = load_game(saved[0].game_string)
-    if kind == "all" and not analysis.is_le_truc(game):
+    if kind == "all" and not contexts.is_le_truc(game):
         return paths
     result = analysis.analyze(game, saved[0].policy)
     title = chart_title(saved[0], game)

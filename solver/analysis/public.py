@@ -1,25 +1,25 @@
-"""Strategy analysis of a public-tree result (`solver.public_cfr`): the decision contexts of
+"""Strategy analysis of a public-tree result (`solver.public.cfr`): the decision contexts of
 `solver.analysis`, with the same definitions, read from the public tree instead of a history
 tree.
 
 Per copy of the play tree (keep, decline, agree) one joint pass records every row's reach (the
-actor's own, and chance x the opponent's: `solver._public_kernels.joint_pass`), and value
+actor's own, and chance x the opponent's: `solver.public._kernels.joint_pass`), and value
 passes record every row's counterfactual value in points and in win probability (a void hand
 one half). A row's probability of being reached is own x chance-and-opponent; its EV is the
 counterfactual value over the chance-and-opponent weight; a bet's equity is the bettor's win
-probability at the node after the call, weighted as in `solver.analysis`. The redeal talk's
+probability at the node after the call, weighted as in `solver.analysis.contexts`. The redeal talk's
 rows come from the same branch values (`PublicSolver`). Nodes are put in contexts by
-replaying their public actions (`solver.analysis.classify`).
+replaying their public actions (`solver.analysis.contexts.classify`).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from games import le_truc
-from solver import _public_kernels as kernels
-from solver.analysis import (BET_ACCEPTS, Analysis, HandRow, card_label, classify, context_order,
-                             context_table, has_bet_equity)
-from solver.public_cfr import PublicPolicy, PublicSolver, solver_for
+from solver.analysis.contexts import (BET_ACCEPTS, Analysis, HandRow, card_label, classify,
+                                      context_order, context_table, has_bet_equity)
+from solver.public import _kernels as kernels
+from solver.public.cfr import PublicPolicy, PublicSolver, solver_for
 
 BET_ACTIONS = {le_truc.RAISE: "Raise", le_truc.REST: "Rest"}
 

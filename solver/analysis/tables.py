@@ -11,7 +11,7 @@ import csv
 import io
 import math
 
-from solver.analysis import ContextTable
+from solver.analysis.contexts import ContextTable
 
 VALUE_THRESHOLD = 0.5  # a called bet with at least this equity is a value bet
 MIN_BET_FREQUENCY = 0.0005  # bets made less often are listed as not made

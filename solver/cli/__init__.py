@@ -14,10 +14,11 @@ import pyspiel
 
 # Modules that provide subcommands, in the order `--help` lists them.
 COMMAND_MODULES = (
-    "solver.commands",
-    "solver.match",
-    "solver.bench",
-    "solver.sizes",
+    "solver.cli.solve",
+    "solver.cli.solution",
+    "solver.cli.match",
+    "solver.cli.bench",
+    "solver.cli.sizes",
 )
 
 EXIT_BAD_INPUT = 2

@@ -1,46 +1,34 @@
-"""The `solve`, `exploit`, `show` and `chart` subcommands of `tricksolver`.
+"""The `solve` subcommand: run a CFR engine with a progress bar, checkpoints and a result
+directory.
 
-`solve` runs `solver.solve` with a progress bar, checkpoints the solver state (every N
-iterations or S seconds, atomically) and writes a result directory (`solver.results`);
-`--resume` continues from the directory's checkpoint. `exploit` recomputes the exploitability
-of a saved strategy exactly; `show` prints the strategy at one decision in words; `chart` draws
-the exploitability curves, strategy grids, bluffing chart and tables (`solver.charts`).
+`solve` runs `solver.solve` (history tree) or `solver.public.cfr.solve_public` (public tree) with
+a progress bar, checkpoints the solver state (every N iterations or S seconds, atomically) and
+writes a result directory (`solver.results`); `--resume` continues from the directory's
+checkpoint.
 """
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import difflib
 import math
 import pathlib
 import sys
 import time
 
-import pyspiel
 from tqdm import tqdm
 
 from solver import results
-from solver.cfr import solve
-from solver.policy import AveragePolicy
+from solver.cli.games import game_string_from, load_game_checked
+from solver.history.cfr import solve
+from solver.history.policy import AveragePolicy
 from solver.schedules import ALGORITHMS
-from solver.tree import load_game
 
 DEFAULT_ITERATIONS = 1000
 ENGINES = ("auto", "history", "public")
 HISTORY_LIMIT = 100_000_000  # histories the history engine holds in RAM here (~12 GB)
-MAX_SHOWN = 12
 
 
 def add_parser(subparsers) -> None:
-    """Register solve, chart, show and exploit."""
-    _add_solve(subparsers)
-    _add_chart(subparsers)
-    _add_show(subparsers)
-    _add_exploit(subparsers)
-
-
-# --- solve -----------------------------------------------------------------------------------
-def _add_solve(subparsers) -> None:
     """The `solve` subcommand's parser."""
     parser = subparsers.add_parser(
         "solve", help="compute a near-equilibrium strategy and save it",
@@ -92,69 +80,6 @@ def _add_solve(subparsers) -> None:
                         help="do not read or write the compiled-tree cache")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(func=run_solve)
-
-
-def game_string_from(name: str, params: list[str]) -> str:
-    """`name(k=v,...)` from a game name or string plus `key=value` overrides."""
-    base, _, inner = name.partition("(")
-    pairs = [p for p in inner.rstrip(")").split(",") if p] if inner else []
-    merged = dict(_split_param(p) for p in pairs)
-    merged.update(_split_param(p) for p in params)
-    if not merged:
-        return base
-    return base + "(" + ",".join(f"{k}={v}" for k, v in merged.items()) + ")"
-
-
-def load_game_checked(game_string: str) -> pyspiel.Game:
-    """`load_game`, after checking the name and parameters here: OpenSpiel's C++ side prints
-    its own multi-line message to stderr before raising, which a one-line error must avoid."""
-    import games  # noqa: F401  (registers the python_* games)
-
-    name, _, inner = game_string.partition("(")
-    game_type = {t.short_name: t for t in pyspiel.registered_games()}.get(name)
-    if game_type is None:
-        close = difflib.get_close_matches(name, pyspiel.registered_names(), n=3)
-        hint = f"did you mean {' or '.join(close)}?" if close else "Le Truc is python_le_truc"
-        raise ValueError(f"unknown game {name!r}; {hint}")
-    if inner and "(" not in inner:
-        spec = game_type.parameter_specification
-        for key, value in (_split_param(p) for p in inner.rstrip(")").split(",") if p):
-            _check_param(name, spec, key, value)
-    return load_game(game_string)
-
-
-def _check_param(game: str, spec: dict, key: str, value: str) -> None:
-    """ValueError unless `key` is a parameter of `game` and `value` parses as its type."""
-    if key not in spec:
-        raise ValueError(f"{game} has no parameter {key!r}; its parameters: {', '.join(spec)}")
-    default = spec[key]
-    if isinstance(default, bool):
-        ok, kind = value in ("true", "false", "True", "False"), "true or false"
-    elif isinstance(default, int):
-        ok, kind = value.lstrip("-").isdigit(), "a whole number"
-    elif isinstance(default, float):
-        ok, kind = _is_float(value), "a number"
-    else:
-        ok, kind = True, "text"
-    if not ok:
-        raise ValueError(f"{key}={value!r} is not allowed: {kind} (default {default!r})")
-
-
-def _is_float(text: str) -> bool:
-    """Whether `text` parses as a float."""
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _split_param(text: str) -> tuple[str, str]:
-    """`key=value` -> (key, value); ValueError otherwise."""
-    key, sep, value = text.partition("=")
-    if not sep or not key.strip() or not value.strip():
-        raise ValueError(f"bad game parameter {text!r}: write key=value, e.g. num_ranks=4")
-    return key.strip(), value.strip()
 
 
 def resolve_engine(engine: str, game) -> str:
@@ -305,19 +230,19 @@ def run_solve(args) -> int:
 
 
 def _public_solve(game, **settings):
-    """`solver.public_cfr.solve_public` (imported on use)."""
-    from solver.public_cfr import solve_public
+    """`solver.public.cfr.solve_public` (imported on use)."""
+    from solver.public.cfr import solve_public
 
     return solve_public(game, **settings)
 
 
 def _named_policy(game, policy):
     """`policy` with its information state strings filled in the fast way where one exists."""
-    from solver import analysis
+    from solver.analysis.history import fast_info_state_names
 
     if not isinstance(policy, AveragePolicy) or policy.names is not None or policy.tree is None:
         return policy
-    names = analysis.fast_info_state_names(game, policy.tree)
+    names = fast_info_state_names(game, policy.tree)
     return policy if names is None else dataclasses.replace(policy, names=names)
 
 
@@ -330,145 +255,3 @@ def format_solve_summary(summary: dict, directory: pathlib.Path) -> str:
             f"game value      {summary['game_value']:+.6f} points per hand for player 0\n"
             f"saved           {directory}/  (strategy.npz, curve.csv, summary.json)")
 
-
-# --- exploit ---------------------------------------------------------------------------------
-def _add_exploit(subparsers) -> None:
-    """The `exploit` subcommand's parser."""
-    parser = subparsers.add_parser(
-        "exploit", help="recompute a saved strategy's exploitability exactly",
-        description="Load RESULT/strategy.npz and compute its exploitability (NashConv / 2, "
-        "points per hand) by exact best response; compare with RESULT/summary.json.")
-    parser.add_argument("result", metavar="RESULT", type=pathlib.Path, help="result directory")
-    parser.set_defaults(func=run_exploit)
-
-
-def run_exploit(args) -> int:
-    """`tricksolver exploit`."""
-    from solver.best_response import exploitability
-
-    saved = results.load_result(args.result)
-    game = load_game_checked(saved.game_string)
-    if isinstance(saved.policy, AveragePolicy):
-        value = exploitability(game, saved.policy)
-    else:
-        value = _public_solver(game, saved.policy).exploitability()
-    recorded = saved.summary.get("exploitability")
-    print(f"game            {saved.game_string}")
-    print(f"exploitability  {value:.9g} points per hand (recomputed)")
-    if recorded is not None:
-        print(f"summary.json    {recorded:.9g} (difference {abs(value - recorded):.2g})")
-    return 0
-
-
-# --- show ------------------------------------------------------------------------------------
-def _add_show(subparsers) -> None:
-    """The `show` subcommand's parser."""
-    parser = subparsers.add_parser(
-        "show", help="print the strategy at one decision in words",
-        description="Print the saved strategy at the information states matching --infostate: "
-        "an exact information state string, or a fragment (if it matches more than "
-        f"{MAX_SHOWN}, only the decisions right after the fragment are shown).",
-        epilog="example:\n  tricksolver show results/le_truc/small "
-        "--infostate 'p1 | hand 7 A | 0:Raise'",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("result", metavar="RESULT", type=pathlib.Path, help="result directory")
-    parser.add_argument("--infostate", required=True, metavar="TEXT",
-                        help="information state string or a fragment of one")
-    parser.set_defaults(func=run_show)
-
-
-def matching_info_states(names: list[str], text: str) -> list[str]:
-    """`text` itself if it is an information state; else the states containing it, narrowed
-    to those where nothing but the rest of one action follows `text` if there are too many."""
-    if text in set(names):
-        return [text]
-    matches = [name for name in names if text in name]
-    if len(matches) <= MAX_SHOWN:
-        return matches
-    return [name for name in matches if not _more_actions(name[name.index(text) + len(text):])]
-
-
-def _more_actions(tail: str) -> bool:
-    """Whether an information state's tail holds another action or hand."""
-    return ", " in tail or " | " in tail
-
-
-def run_show(args) -> int:
-    """`tricksolver show`."""
-    from solver import analysis
-
-    saved = results.load_result(args.result)
-    if not isinstance(saved.policy, AveragePolicy):
-        return _show_public(saved, args.infostate)
-    names = saved.policy.info_state_strings()
-    matches = matching_info_states(names, args.infostate)
-    if not matches:
-        raise ValueError(f"no information state contains {args.infostate!r} "
-                         f"(example of one: {names[0]!r})")
-    if len(matches) > MAX_SHOWN:
-        raise ValueError(f"{len(matches)} information states contain {args.infostate!r}; be more "
-                         f"specific, e.g. {matches[0]!r}")
-    game = load_game_checked(saved.game_string)
-    for name in matches:
-        print(analysis.describe_decision(game, name, saved.policy.action_probabilities(name)))
-    return 0
-
-
-def _public_solver(game, policy):
-    """A public-tree solver holding a saved public policy."""
-    from solver.public_cfr import solver_for
-
-    return solver_for(game, policy)
-
-
-def _show_public(saved, text: str) -> int:
-    """`show` for a public-tree result: its information states are too many to list, so
-    `--infostate` must be one whole string."""
-    from solver import analysis
-
-    game = load_game_checked(saved.game_string)
-    try:
-        probabilities = _public_solver(game, saved.policy).action_probabilities(text)
-    except (ValueError, StopIteration, KeyError, IndexError):
-        raise ValueError(f"{text!r} is not an information state of this game; a public-tree "
-                         f"result needs a whole one, e.g. 'p1 | hand 7 A 9 | 0:Keep, 0:Raise'"
-                         ) from None
-    print(analysis.describe_decision(game, text, probabilities))
-    return 0
-
-
-# --- chart -----------------------------------------------------------------------------------
-CHART_KINDS = ("curve", "strategy", "bluff", "tables", "all")
-
-
-def _add_chart(subparsers) -> None:
-    """The `chart` subcommand's parser."""
-    parser = subparsers.add_parser(
-        "chart", help="draw exploitability curves, strategy grids, the bluffing chart, tables",
-        description="Charts (PNG and SVG) and tables (CSV and Markdown) from saved results. "
-        "curve: exploitability vs iterations and vs seconds, log-log, one line per RESULT "
-        "(e.g. one per algorithm). strategy: for Le Truc, a grid of hands x actions per "
-        "decision context with each hand's EV. bluff: raise/rest frequencies split into value "
-        "bets and bluffs, and call/fold frequencies facing a raise. tables: the same numbers "
-        "as CSV and Markdown.")
-    parser.add_argument("results", metavar="RESULT", type=pathlib.Path, nargs="+",
-                        help="result directories (strategy charts use the first)")
-    parser.add_argument("--kind", choices=CHART_KINDS, default="all",
-                        help="what to draw (default: all)")
-    parser.add_argument("--out", type=pathlib.Path, metavar="DIR",
-                        help="output directory (default: RESULT/charts)")
-    parser.set_defaults(func=run_chart)
-
-
-def run_chart(args) -> int:
-    """`tricksolver chart`."""
-    from solver import charts
-
-    saved = [results.load_result(path) for path in args.results]
-    for result in saved:
-        load_game_checked(result.game_string)
-    out = args.out if args.out is not None else saved[0].path / "charts"
-    written = charts.write_charts(saved, out, args.kind)
-    for path in written:
-        print(path)
-    return 0

@@ -1,14 +1,14 @@
-"""Numba kernels of the CFR family and of exact best response, over a `solver.tree.GameTree`.
+"""Numba kernels of the CFR family and of exact best response, over a
+`solver.history.tree.GameTree`.
 
-Counterfactual regret minimization (Zinkevich, Johanson, Bowling & Piccione 2007) with
-alternating updates: one iteration updates player 0, then player 1 against player 0's new
-policy, exactly as OpenSpiel's `_CFRSolverBase(alternating_updates=True)`. Each player update is
-a forward reach pass (over the internal nodes of a `solver.sweep.Sweep`, in increasing order:
-parents before children) of the others' reach,
-the player's own reach per information state along his previous information states, a backward
-value pass (children before parents; player 0's values, the zero-sum sign applied to regrets)
-that accumulates the instantaneous counterfactual regrets, and one update kernel over the
-player's information states that every variant shares, fed per-iteration scalars by
+Counterfactual regret minimization (Zinkevich, Johanson, Bowling & Piccione 2007) with alternating
+updates: one iteration updates player 0, then player 1 against player 0's new policy, exactly as
+OpenSpiel's `_CFRSolverBase(alternating_updates=True)`. Each player update is a forward reach pass
+(over the internal nodes of a `solver.history.sweep.Sweep`, in increasing order: parents before
+children) of the others' reach, the player's own reach per information state along his previous
+information states, a backward value pass (children before parents; player 0's values, the zero-sum
+sign applied to regrets) that accumulates the instantaneous counterfactual regrets, and one update
+kernel over the player's information states that every variant shares, fed per-iteration scalars by
 `solver.schedules`:
 
     R <- R * (positive_discount if R > 0 else negative_discount) + r ;  R <- max(R, 0) if floor
@@ -26,7 +26,7 @@ number of p's own decisions above them. Under perfect recall every history of an
 state lies in one band, and everything below a p-node lies in a deeper band, so the bands are
 solved deepest first: sum the counterfactual action values of p's information states of the band,
 take the argmax, then evaluate the band's nodes bottom-up. The bands depend on the tree only:
-`solver.best_response.Workspace` sorts the nodes by band once per player.
+`solver.history.best_response.Workspace` sorts the nodes by band once per player.
 
 All kernels mutate preallocated arrays and return nothing; shapes follow `GameTree`'s and
 `Sweep`'s docstrings, `policy` is float64 [num_infoset_actions].
@@ -46,8 +46,8 @@ def others_reach_pass(internal, child_start, actor, prob_base, prob, ones_base, 
                       reach_others):
     """Forward pass: the others' (opponent x chance) reach of every node, for `player`.
 
-    Takes a `solver.sweep.Sweep`'s arrays; `player`'s own edges count as probability one. With
-    a `player` who never acts (e.g. -2) it is the total reach (chance x both players).
+    Takes a `solver.history.sweep.Sweep`'s arrays; `player`'s own edges count as probability one.
+    With a `player` who never acts (e.g. -2) it is the total reach (chance x both players).
     """
     reach_others[0] = 1.0
     for i in range(internal.shape[0]):
@@ -104,7 +104,7 @@ def regret_value_pass(internal, child_start, actor, prob_base, prob, player, rea
                       value, instant_regret):
     """Backward pass: player 0's expected value per node; adds `player`'s counterfactual regrets.
 
-    Takes a `solver.sweep.Sweep`'s arrays. `value` must hold player 0's utility at terminal
+    Takes a `solver.history.sweep.Sweep`'s arrays. `value` must hold player 0's utility at terminal
     nodes (written once, never overwritten). instant_regret[a] += reach_others(h) *
     (value_p(h.a) - value_p(h)) over `player`'s histories h, with value_p = +/- value (zero-sum).
     Nodes the others reach with probability zero are pruned (value 0): their value only enters
@@ -398,7 +398,7 @@ def cfr_iterations(internal, child_start, actor, prob_base, prob, ones_base, pla
                    player1_infosets, infoset_parent, infoset_parent_action, infoset_action_start,
                    cumulative_regret, cumulative_policy, instant_regret, reach_others, value,
                    infoset_own_reach, steps):
-    """Run len(steps) alternating-update iterations over a `solver.sweep.Sweep`'s arrays.
+    """Run len(steps) alternating-update iterations over a `solver.history.sweep.Sweep`'s arrays.
 
     steps float64 [iterations, 6]: the fields of `solver.schedules.Step` in order (booleans as
     0/1). The current policy is prob[:num_infoset_actions]; `value` holds player 0's utility at

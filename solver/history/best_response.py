@@ -1,9 +1,10 @@
 """Exact best response, NashConv and exploitability over a compiled `GameTree`.
 
 For each player p, the others' reach under the fixed policy comes from the CFR passes' own
-`others_reach_pass` (over a `solver.sweep.Sweep` holding that policy), then the numba kernel
-`solver._kernels.best_response_value` solves p's bands bottom-up (see there). NashConv = sum_p (BR_p - u_p) = BR_0 + BR_1 in a zero-sum game; exploitability is
-NashConv / 2, as `open_spiel.python.algorithms.exploitability.exploitability`.
+`others_reach_pass` (over a `solver.history.sweep.Sweep` holding that policy), then the numba kernel
+`solver.history._kernels.best_response_value` solves p's bands bottom-up (see there). NashConv =
+sum_p (BR_p - u_p) = BR_0 + BR_1 in a zero-sum game; exploitability is NashConv / 2, as
+`open_spiel.python.algorithms.exploitability.exploitability`.
 """
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ import dataclasses
 import numpy as np
 import pyspiel
 
-from solver import _kernels
-from solver.policy import policy_array
-from solver.sweep import Sweep
-from solver.tree import GameTree, compile_game, load_game
+from solver.history import _kernels
+from solver.history.policy import policy_array
+from solver.history.sweep import Sweep
+from solver.history.tree import GameTree, compile_game
+from solver.registry import load_game
 
 
 class Workspace:

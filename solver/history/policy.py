@@ -13,7 +13,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as openspiel_policy
 
-from solver.tree import GameTree
+from solver.history.tree import GameTree
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

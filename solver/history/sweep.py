@@ -1,7 +1,7 @@
 """The layout the CFR passes sweep: a `GameTree`'s internal nodes and one edge-probability array.
 
-The forward (reach) and backward (value and regret) passes of `solver._kernels` visit only the
-internal nodes (terminals are ~60% of a poker-like tree's nodes and hold nothing to compute), in
+The forward (reach) and backward (value and regret) passes of `solver.history._kernels` visit only
+the internal nodes (terminals are ~60% of a poker-like tree's nodes and hold nothing to compute), in
 the tree's breadth-first order, and read every edge's probability from one array:
 
     prob = [ current policy (num_infoset_actions) | chance probabilities | ones (max fan-out) ]
@@ -20,7 +20,7 @@ import dataclasses
 
 import numpy as np
 
-from solver.tree import CHANCE, TERMINAL, GameTree
+from solver.history.tree import CHANCE, TERMINAL, GameTree
 
 
 @dataclasses.dataclass

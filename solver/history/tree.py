@@ -1,12 +1,12 @@
 """Compile a two-player zero-sum sequential OpenSpiel game into a `GameTree` of flat arrays.
 
-The history tree is laid out breadth-first: node 0 is the root, every node's children are
-contiguous (`child_start[node]:child_start[node + 1]`) and a child's index is always larger than
-its parent's, so one forward loop over the nodes is a reach pass and one backward loop is a value
-pass (see `solver._kernels`). Information states are numbered in order of first appearance; each
-owns a slice `infoset_action_start[i]:infoset_action_start[i + 1]` of the flat action arrays, in
-the order of the game's `legal_actions()`, which is also the order of the children of every node
-in that information state.
+The history tree is laid out breadth-first: node 0 is the root, every node's children are contiguous
+(`child_start[node]:child_start[node + 1]`) and a child's index is always larger than its parent's,
+so one forward loop over the nodes is a reach pass and one backward loop is a value pass (see
+`solver.history._kernels`). Information states are numbered in order of first appearance; each owns
+a slice `infoset_action_start[i]:infoset_action_start[i + 1]` of the flat action arrays, in the
+order of the game's `legal_actions()`, which is also the order of the children of every node in that
+information state.
 
 Two builders produce the same arrays:
 
@@ -14,36 +14,39 @@ Two builders produce the same arrays:
   game. It checks perfect recall as it goes (one player and one list of legal actions per
   information state) and keeps the information state strings.
 * `_compile_by_subtree_key`, for games whose states expose
-  `subtree_key()` and whose every player action after the opening deal is public, and every
-  later chance outcome (Le Truc's redeal) extends a player's information state string or leaves
-  it alone: each distinct subtree is walked once through the Python API (or the game's own
-  light state, `compile_walk_state()`, which skips OpenSpiel's deep-copy clones) and the
-  history tree is then expanded in numba. Its information states are composed as (the player's information
-  state right after the deal, his view since: the public actions and what the later chance
-  outcomes appended to his information state string); their strings are
-  produced on demand by replaying a representative history. Tests pin it to the traversal on
-  small variants, with and without redeal, array for array.
+  `subtree_key()` and whose every player action after the opening deal is public, and every later
+  chance outcome (Le Truc's redeal) extends a player's information state string or leaves it alone:
+  each distinct subtree is walked once through the Python API (or the game's own light state,
+  `compile_walk_state()`, which skips OpenSpiel's deep-copy clones) and the history tree is then
+  expanded in numba. Its information states are composed as (the player's information state right
+  after the deal, his view since: the public actions and what the later chance outcomes appended to
+  his information state string); their strings are produced on demand by replaying a representative
+  history. Tests pin it to the traversal on small variants, with and without redeal, array for
+  array.
 
-Compiled trees are cached on disk, keyed by the game string and a digest of this package's and
-the game module's source, under `$TRICKSOLVER_CACHE` or the user cache directory
-(`$XDG_CACHE_HOME/tricksolver`, default `~/.cache/tricksolver`).
+Compiled trees are cached on disk, keyed by the game string and `solver.cache.source_digest` of this
+module and the game's module (with every project module either imports), under `$TRICKSOLVER_CACHE`
+or the user cache directory (`$XDG_CACHE_HOME/tricksolver`, default `~/.cache/tricksolver`).
 """
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-import inspect
 import json
 import logging
 import multiprocessing
 import os
 import pathlib
 import pickle
+import shutil
 import sys
 from collections import deque
 
 import numpy as np
 import pyspiel
+
+from solver.cache import cache_dir, source_digest
+from solver.registry import load_game
 
 logger = logging.getLogger(__name__)
 
@@ -169,14 +172,6 @@ class GameTree:
             parents = parents[parents >= 0]
             frontier = np.unique(parents[~marked[parents]])
         return marked
-
-
-def load_game(game: pyspiel.Game | str) -> pyspiel.Game:
-    """`game` itself, or the game its string names (our Python games are registered first)."""
-    if not isinstance(game, str):
-        return game
-    import games  # noqa: F401  (registers the python_* games)
-    return pyspiel.load_game(game)
 
 
 def check_game(game: pyspiel.Game) -> None:
@@ -329,7 +324,7 @@ def _compile_by_subtree_key(game: pyspiel.Game, workers: int) -> GameTree:
     state string or leaves it alone; raises NotMemoizable otherwise. The walk runs in `workers`
     processes.
     """
-    from solver import _kernels
+    from solver.history import _kernels
     deal, roots = _walk_deal(game)
     knowledge_ids: list[dict[str, int]] = [{}, {}]
     root_knowledge = np.zeros((len(roots), 2), dtype=np.int32)
@@ -618,25 +613,6 @@ def _history_of(arrays: dict[str, np.ndarray], node: int) -> list[int]:
     return actions[::-1]
 
 
-def _source_digest(game: pyspiel.Game) -> str:
-    """Digest of this module and, for Python games, of the game's module source."""
-    digest = hashlib.sha256()
-    here = pathlib.Path(__file__).parent
-    digest.update((here / "tree.py").read_bytes())
-    module = sys.modules.get(type(game).__module__)
-    if module is not None and str(getattr(module, "__file__", "")).endswith(".py"):
-        digest.update(inspect.getsource(module).encode())
-    return digest.hexdigest()[:16]
-
-
-def cache_dir() -> pathlib.Path:
-    """Where compiled trees are cached: $TRICKSOLVER_CACHE, else the user cache directory."""
-    if os.environ.get("TRICKSOLVER_CACHE"):
-        return pathlib.Path(os.environ["TRICKSOLVER_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return pathlib.Path(base) / "tricksolver"
-
-
 def _resolve_method(game: pyspiel.Game, method: str) -> str:
     """"auto" -> "subtree_key" for games whose states have `subtree_key`, else "traversal"."""
     if method not in ("auto", "traversal", "subtree_key"):
@@ -650,18 +626,28 @@ def _resolve_method(game: pyspiel.Game, method: str) -> str:
 def cache_path(game: pyspiel.Game, method: str = "auto") -> pathlib.Path:
     """The cache directory of one compiled game (it holds meta.json once complete)."""
     method = _resolve_method(game, method)
-    key = hashlib.sha256(f"{game}|{method}|{_source_digest(game)}".encode()).hexdigest()[:24]
+    digest = source_digest(sys.modules[__name__], sys.modules[type(game).__module__])
+    key = hashlib.sha256(f"{game}|{method}|{digest}".encode()).hexdigest()[:24]
     return cache_dir() / "trees" / key
 
 
 def _save_tree(tree: GameTree, path: pathlib.Path) -> None:
-    """Write a tree as one .npy per array plus meta.json (written last, marks completeness)."""
-    path.mkdir(parents=True, exist_ok=True)
+    """Write a tree as one .npy per array plus meta.json into a temporary directory, then
+    rename it to `path` (atomic: readers never see half a tree; if another process saved the
+    same tree meanwhile, its copy stays)."""
+    temporary = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    temporary.mkdir(parents=True, exist_ok=True)
     for field in _ARRAY_FIELDS:
-        np.save(path / f"{field}.npy", getattr(tree, field))
+        np.save(temporary / f"{field}.npy", getattr(tree, field))
     if tree.info_state_names is not None:
-        (path / "info_state_names.json").write_text(json.dumps(tree.info_state_names))
-    (path / "meta.json").write_text(json.dumps({"game_string": tree.game_string}))
+        (temporary / "info_state_names.json").write_text(json.dumps(tree.info_state_names))
+    (temporary / "meta.json").write_text(json.dumps({"game_string": tree.game_string}))
+    if path.exists() and not (path / "meta.json").exists():
+        shutil.rmtree(path, ignore_errors=True)  # left incomplete by an interrupted older save
+    try:
+        os.rename(temporary, path)
+    except OSError:  # another process saved the same tree first: keep its copy
+        shutil.rmtree(temporary, ignore_errors=True)
 
 
 def _load_tree(path: pathlib.Path) -> GameTree:

@@ -134,6 +134,11 @@ def make_bot(spec: str, game, seed: int) -> pyspiel.Bot:
     raise ValueError(f"unknown bot {spec!r}: use random, heuristic, ismcts or ismcts:SIMULATIONS")
 
 
+def policy_depends_on_seed(spec: str) -> bool:
+    """Whether a bot's policy, not only its moves, depends on its seed: IS-MCTS's does."""
+    return spec.partition(":")[0] == "ismcts"
+
+
 def bot_probabilities(bot, state) -> dict[int, float]:
     """{action: probability} of `bot` at `state`; a single legal action without asking the bot.
 

@@ -6,20 +6,19 @@ over the undealt cards), so both bots face the same cards from both seats. A dea
 bot A's points averaged over its two games; the match reports the mean over deals and a 95%
 confidence interval (normal approximation, mean ± 1.96 standard errors).
 
+Runs of the same bots on the same game (e.g. a long match split in parts with different seeds)
+pool into one: `pool_matches` recomputes the mean and the interval over all their deals.
+
 Randomness: the shuffles and the bots' seeds derive from `seed` only.
 """
 from __future__ import annotations
 
-import json
 import math
-import shlex
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
-import pyspiel
 
-import games  # noqa: F401  (registers the games)
-from solver.bots import make_bot
+from solver.play.bots import make_bot
 
 _Z_95 = 1.959963984540054
 
@@ -37,6 +36,66 @@ class MatchSummary:
     ci_low: float
     ci_high: float
     deal_points: tuple[float, ...]
+
+    @classmethod
+    def from_record(cls, record: dict) -> MatchSummary:
+        """A summary from its JSON record (`tricksolver match --json`); ValueError if malformed."""
+        names = [field.name for field in fields(cls)]
+        missing = ([name for name in names if name not in record] if isinstance(record, dict)
+                   else names)
+        if missing:
+            raise ValueError(f"not a match record: no {', '.join(missing)}")
+        summary = cls(**{name: record[name] for name in names if name != "deal_points"},
+                      deal_points=tuple(float(p) for p in record["deal_points"]))
+        if len(summary.deal_points) != summary.deals:
+            raise ValueError(f"match record of {summary.deals} deals holds "
+                             f"{len(summary.deal_points)} deal points")
+        return summary
+
+
+@dataclass(frozen=True)
+class PooledMatch:
+    """Runs of bot A against bot B on one game pooled over all their deals; `runs` are the
+    indices of the pooled runs in the list given to `pool_matches`."""
+
+    game: str
+    bot_a: str
+    bot_b: str
+    deals: int
+    seeds: tuple[int, ...]
+    mean: float
+    ci_low: float
+    ci_high: float
+    runs: tuple[int, ...]
+
+
+def confidence_interval(points) -> tuple[float, float, float]:
+    """Mean of per-deal points and its 95% confidence interval (mean ± 1.96 s.e.)."""
+    mean = float(np.mean(points))
+    half_width = _Z_95 * float(np.std(points, ddof=1)) / math.sqrt(len(points))
+    return mean, mean - half_width, mean + half_width
+
+
+def pool_matches(summaries: list[MatchSummary]) -> list[PooledMatch]:
+    """The runs grouped by game and bots (in order of first appearance), each group pooled.
+
+    Raises ValueError if a group repeats a seed (the same deals counted twice).
+    """
+    groups: dict[tuple[str, str, str], list[int]] = {}
+    for index, summary in enumerate(summaries):
+        groups.setdefault((summary.game, summary.bot_a, summary.bot_b), []).append(index)
+    return [_pooled([summaries[i] for i in runs], tuple(runs)) for runs in groups.values()]
+
+
+def _pooled(runs: list[MatchSummary], indices: tuple[int, ...]) -> PooledMatch:
+    """One group of runs of the same pairing as one match."""
+    seeds = tuple(run.seed for run in runs)
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"runs of {runs[0].bot_a} vs {runs[0].bot_b} repeat a seed "
+                         f"({', '.join(map(str, seeds))}): their deals would count twice")
+    points = [point for run in runs for point in run.deal_points]
+    return PooledMatch(runs[0].game, runs[0].bot_a, runs[0].bot_b, len(points), seeds,
+                       *confidence_interval(points), indices)
 
 
 def play_game(game, bots, deck_order) -> list[float]:
@@ -74,10 +133,8 @@ def play_match(game, spec_a: str, spec_b: str, deals: int, seed: int) -> MatchSu
         make_bot(spec, game, 0)
     points = [duplicate_deal(game, spec_a, spec_b, deal_seed)
               for deal_seed in np.random.SeedSequence(seed).spawn(deals)]
-    mean = float(np.mean(points))
-    half_width = _Z_95 * float(np.std(points, ddof=1)) / math.sqrt(deals)
-    return MatchSummary(str(game), spec_a, spec_b, deals, seed, mean, mean - half_width,
-                        mean + half_width, tuple(points))
+    return MatchSummary(str(game), spec_a, spec_b, deals, seed, *confidence_interval(points),
+                        tuple(points))
 
 
 def format_summary(summary: MatchSummary) -> str:
@@ -86,40 +143,3 @@ def format_summary(summary: MatchSummary) -> str:
             f"{summary.mean:+.3f} points per deal for {summary.bot_a}, "
             f"95% CI [{summary.ci_low:+.3f}, {summary.ci_high:+.3f}] "
             f"over {summary.deals} duplicate deals ({2 * summary.deals} games), seed {summary.seed}")
-
-
-def add_parser(subparsers):
-    """Registers `match`."""
-    parser = subparsers.add_parser(
-        "match", help="play two bots against each other on duplicate deals",
-        description="Plays bot A against bot B; each deal twice with seats swapped. Prints bot "
-        "A's mean points per deal with a 95% confidence interval.")
-    parser.add_argument("game", help='game string, e.g. "python_two_ten_jack(hand_size=6)"')
-    parser.add_argument("--bot", action="append", required=True, metavar="SPEC",
-                        help="random, heuristic, ismcts or ismcts:SIMULATIONS; give it twice")
-    parser.add_argument("--hands", type=int, default=1000, help="duplicate deals (1000)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (0)")
-    parser.add_argument("--json", metavar="PATH",
-                        help="also write the summary, per-deal points and command as JSON")
-    parser.set_defaults(func=run)
-
-
-def run(args) -> int:
-    """Runs the match and prints its summary line."""
-    if len(args.bot) != 2:
-        raise ValueError(f"--bot must be given exactly twice, got {len(args.bot)}")
-    game = pyspiel.load_game(args.game)
-    summary = play_match(game, args.bot[0], args.bot[1], args.hands, args.seed)
-    print(format_summary(summary))
-    if args.json:
-        record = {**asdict(summary), "command": _command_line(args)}
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(record, handle, indent=1)
-    return 0
-
-
-def _command_line(args) -> str:
-    """The command that reproduces this match."""
-    bots = " ".join(f"--bot {shlex.quote(spec)}" for spec in args.bot)
-    return (f"tricksolver match {shlex.quote(args.game)} {bots} --hands {args.hands} "
-            f"--seed {args.seed}")

@@ -1,4 +1,4 @@
-"""Numba kernels of the public-tree engine: one recursive pass over a `solver.public_tree.PlayTree`.
+"""Numba kernels of the public-tree engine: one recursive pass over a `solver.public.tree.PlayTree`.
 
 `visit` walks the public tree depth-first with two vectors, the updating player p's own reach
 over his list and the opponent q's reach over his, and returns p's counterfactual values over
@@ -11,7 +11,7 @@ reach first (linearity). A played card never changes a player's full hand, so va
 in the parent's lists serve its card children.
 
 Modes: UPDATE runs one CFR-family update of p's rows (the scalars of `solver.schedules.Step`,
-policies by regret matching on the stored regrets, as `solver._kernels.update_player`),
+policies by regret matching on the stored regrets, as `solver.history._kernels.update_player`),
 BEST_RESPONSE takes p's best action against q's average policy, EXPECT evaluates p's values
 with both policies from `source` (CURRENT: regret matching; AVERAGE: normalised sums).
 `joint_pass` carries both reaches: it accumulates player 0's payoff x both reaches into a

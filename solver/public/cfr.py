@@ -2,7 +2,7 @@
 
 The history tree of Le Truc with the redeal has 6.1e11 histories and 8.8e8 information
 states, almost all after an agreed redeal, where each player also remembers the hand he set
-aside. This engine solves the game on the public tree (`solver.public_tree`), split at the
+aside. This engine solves the game on the public tree (`solver.public.tree`), split at the
 redeal talk (LT-4) into three copies of the play tree: *keep* (no redeal asked), *decline*
 (asked, declined) and *agree* (a redeal): the first hands are the private states of the first
 two, the new hands of the third. Each copy is coupled to the deal by a matrix over the two
@@ -34,9 +34,9 @@ from typing import Callable
 import numpy as np
 
 from games import le_truc
-from solver import _public_kernels as kernels
 from solver.cfr import SolverState, SolveResult, run_iterations, validate_stopping
-from solver.public_tree import PlayTree, load_play_tree
+from solver.public import _kernels as kernels
+from solver.public.tree import PlayTree, load_play_tree
 from solver.schedules import Schedule, make_schedule
 
 ENGINE = "public_le_truc"

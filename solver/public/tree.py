@@ -1,8 +1,8 @@
 """The public tree of one Le Truc hand's card play, with vectors over private hands.
 
-DESIGN.md's second path for the Truc family: the rules' public-state machine
-(`games.le_truc.PublicState`) is walked once, and every public node carries, for each player, a
-*list* of the private states he can be in there: the unplayed part `r` of his hand, every
+The second solving path for the Truc family, beside the history tree: the rules' public-state
+machine (`games.le_truc.PublicState`) is walked once, and every public node carries, for each
+player, a *list* of the private states he can be in there: the unplayed part `r` of his hand, every
 rank multiset of the right size that the cards already on the table leave possible (at most
 four cards of a rank in all). A player's information state is exactly (public node, his entry
 in that list), so the solver stores one row of regrets per entry, laid out per node; card
@@ -10,7 +10,7 @@ legality is the entry's own cards (a row has one column per betting action, then
 distinct rank it holds, ascending: the order of OpenSpiel's legal actions). Chance never
 appears inside the tree: which hands are compatible, and how likely, is a coupling matrix
 over the players' *full* hands (played + unplayed), applied where payoffs are collected
-(`solver._public_kernels`). This is the vector layout of poker solvers (Johanson et al.,
+(`solver.public._kernels`). This is the vector layout of poker solvers (Johanson et al.,
 "Accelerating Best Response Calculation in Large Extensive Games", IJCAI 2011, public tree
 with private-state vectors; postflop-solver) applied to a game where every played card is
 public and every payoff is a function of the public state alone.
@@ -31,7 +31,8 @@ import sys
 
 import numpy as np
 
-from games import cards, le_truc
+from games import le_truc
+from solver.cache import cache_dir, source_digest
 
 SUITS = le_truc.SUITS_PER_RANK
 
@@ -87,7 +88,7 @@ class PlayTree:
         return int(self.node_player.shape[0])
 
     def kernel_arrays(self) -> tuple[np.ndarray, ...]:
-        """The arrays `solver._public_kernels` takes, in its argument order."""
+        """The arrays `solver.public._kernels` takes, in its argument order."""
         return (self.node_player, self.node_payoff, self.child_start, self.child,
                 self.node_nbet, self.node_card_turn, self.node_list, self.node_table, self.edge_map, self.list_start,
                 self.entry_hand, self.entry_nd, self.entry_before, self.map_start, self.map_src,
@@ -315,18 +316,20 @@ _ARRAY_FIELDS = tuple(f.name for f in dataclasses.fields(PlayTree)
                       if f.name not in ("game_string", "hands", "list_keys"))
 
 
-def load_play_tree(game, cache: bool = True) -> PlayTree:
-    """`build_play_tree`, read from (or written to) the tree cache directory of `solver.tree`
-    (keyed by the game string and the sources the tree is built from)."""
-    from solver.tree import cache_dir
+def play_tree_cache_path(game) -> pathlib.Path:
+    """The cache file of `game`'s play tree: keyed by the game string and the digest of every
+    source the tree is built from (this module, the game's module and what they import)."""
+    digest = source_digest(sys.modules[__name__], sys.modules[type(game).__module__])
+    key = hashlib.sha256(f"{game}|{digest}".encode()).hexdigest()[:24]
+    return cache_dir() / "public" / f"{key}.npz"
 
+
+def load_play_tree(game, cache: bool = True) -> PlayTree:
+    """`build_play_tree`, read from (or written to) the tree cache (`solver.cache`), keyed by
+    the game string and the digest of every source the tree is built from."""
     if not cache:
         return build_play_tree(game)
-    digest = hashlib.sha256(pathlib.Path(__file__).read_bytes())
-    for module in (le_truc, le_truc.tricks, cards):
-        digest.update(pathlib.Path(module.__file__).read_bytes())
-    key = f"{game}|{digest.hexdigest()}"
-    path = cache_dir() / "public" / (hashlib.sha256(key.encode()).hexdigest()[:24] + ".npz")
+    path = play_tree_cache_path(game)
     if path.exists():
         with np.load(path) as arrays:
             fields = {name: arrays[name] for name in _ARRAY_FIELDS}

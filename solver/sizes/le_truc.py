@@ -1,11 +1,9 @@
-"""Exact game-tree sizes: brute force for any small game, dynamic programming for Le Truc.
+"""Exact game-tree sizes of Le Truc (`python_le_truc`) by dynamic programming.
 
-`count_by_traversal(game)` walks every history through the OpenSpiel API with an explicit
-stack: histories (all nodes), terminals, decision nodes, chance nodes, and the distinct
-`information_state_string(player)` of each player at his decision nodes. It is the reference.
-
-`le_truc_sizes(game)` counts the same quantities for `python_le_truc` without materialising the
-tree, by dynamic programming over the game's public-state machine (`games.le_truc.PublicState`):
+`le_truc_sizes(game)` counts histories, terminals, decision and chance nodes and each player's
+information states without materialising the tree, by dynamic programming over the game's
+public-state machine (`games.le_truc.PublicState`). It equals the brute-force
+`solver.sizes.traversal.count_by_traversal` on every small variant in `tests/test_sizes.py`.
 
 * Histories. The subtree below a node depends only on the machine key, each player's remaining
   hand as rank counts and, while deals remain, the undealt rank counts. Concrete mode has the
@@ -36,78 +34,19 @@ tree, by dynamic programming over the game's public-state machine (`games.le_tru
 """
 from __future__ import annotations
 
-import dataclasses
-import json
 import math
-import os
-import sys
-import tempfile
-import time
 
 import numpy as np
 import pyspiel
-from tqdm import tqdm
 
-import games  # noqa: F401  (registers the games)
 from games import cards
 from games.le_truc import AGREE, LeTrucGame, Phase, PublicState, SUITS_PER_RANK
+from solver.sizes.common import TreeSize, add_shifted, progress_bar
 
 LE_TRUC = "python_le_truc"
-DEFAULT_GAMES = (
-    "python_le_truc(num_ranks=4,hand_size=2)",
-    "python_le_truc(num_ranks=4,hand_size=2,isomorphic=true)",
-    "python_le_truc(isomorphic=true,max_redeals=0)",
-)
-ALL_EXTRA_GAMES = (
-    "python_le_truc",
-    "python_le_truc(isomorphic=true)",
-)
 
 
-@dataclasses.dataclass(frozen=True)
-class TreeSize:
-    """Sizes of one game's history tree; every count is an exact Python int.
-
-    `infosets` holds the information-state counts of players 0 and 1 (None: not counted).
-    """
-
-    game: str
-    histories: int
-    terminals: int
-    decision_nodes: int
-    chance_nodes: int
-    infosets: tuple[int, int] | None
-
-    def as_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-
-# --- brute force ------------------------------------------------------------------------------
-def count_by_traversal(game: pyspiel.Game) -> TreeSize:
-    """Every history of a (small) game, walked with an explicit stack."""
-    histories = terminals = decisions = chance = 0
-    infosets = [set() for _ in range(game.num_players())]
-    stack = [game.new_initial_state()]
-    while stack:
-        state = stack.pop()
-        histories += 1
-        if state.is_terminal():
-            terminals += 1
-            continue
-        if state.is_chance_node():
-            chance += 1
-            actions = [action for action, _ in state.chance_outcomes()]
-        else:
-            decisions += 1
-            player = state.current_player()
-            infosets[player].add(state.information_state_string(player))
-            actions = state.legal_actions()
-        stack.extend(state.child(action) for action in actions)
-    return TreeSize(str(game), histories, terminals, decisions, chance,
-                    tuple(len(seen) for seen in infosets))
-
-
-# --- Le Truc: shared pieces -------------------------------------------------------------------
+# --- shared pieces --------------------------------------------------------------------------------
 _DIGIT = SUITS_PER_RANK + 1  # a rank count 0..4 is one base-5 digit of a hand code
 
 
@@ -117,10 +56,12 @@ def _encode(counts: tuple) -> int:
 
 
 def _subtract(a: tuple, b: tuple) -> tuple:
+    """a - b, rank by rank."""
     return tuple(x - y for x, y in zip(a, b))
 
 
 def _fits(hand: tuple, available: tuple) -> bool:
+    """Whether `hand` can be drawn from `available` cards per rank."""
     return all(h <= a for h, a in zip(hand, available))
 
 
@@ -130,6 +71,7 @@ def _set_count(hand: tuple, available: tuple) -> int:
 
 
 def _after_deal(public: PublicState) -> PublicState:
+    """The machine once both hands are dealt."""
     after = public.clone()
     after.hands_dealt()
     return after
@@ -141,11 +83,6 @@ _PLAY_KEY_FIELDS = tuple(name for name in PublicState.__slots__ if name not in (
 def _play_key(public: PublicState) -> tuple:
     """Machine key of a play-phase state; the redeal count no longer matters there."""
     return tuple(getattr(public, name) for name in _PLAY_KEY_FIELDS)
-
-
-def _progress(items, description: str, enabled: bool):
-    return tqdm(items, desc=description, file=sys.stderr, leave=False, disable=not enabled,
-                delay=2)
 
 
 class _HandCodes:
@@ -199,6 +136,7 @@ class _PlayGraph:
         self._cards = []
 
     def id_of(self, public: PublicState) -> int:
+        """The number of a play-phase state, numbering it on first sight."""
         key = _play_key(public)
         found = self.ids.get(key)
         if found is None:
@@ -256,7 +194,7 @@ class _LeTrucCounter:
         return 1 if self.isomorphic else _set_count(hand, available)
 
 
-# --- Le Truc: histories -----------------------------------------------------------------------
+# --- histories ------------------------------------------------------------------------------------
 class _HistoryCounter(_LeTrucCounter):
     """(histories, terminals, decision nodes, chance nodes) of Le Truc subtrees, memoised."""
 
@@ -345,7 +283,7 @@ class _HistoryCounter(_LeTrucCounter):
         """A deal followed by further deals: every (hand 0, hand 1) pair, one by one."""
         acc = [0, 0, 0, 0]
         firsts = [hand for hand in self.classes if _fits(hand, undealt)]
-        for first in _progress(firsts, "deal", self.progress):
+        for first in progress_bar(firsts, "deal", self.progress):
             left = _subtract(undealt, first)
             for second in self.classes:
                 if _fits(second, left):
@@ -376,7 +314,7 @@ class _HistoryCounter(_LeTrucCounter):
             totals = {}
             pairs = [(a, b) for a in self.classes for b in self.classes
                      if _fits(a, _subtract(self.full_deck, b))]
-            for first, second in _progress(pairs, "hand pairs", self.progress):
+            for first, second in progress_bar(pairs, "hand pairs", self.progress):
                 combined = tuple(x + y for x, y in zip(first, second))
                 weight = 1 if self.isomorphic else (
                     math.factorial(self.hand_size) ** 2 * _set_count(first, combined))
@@ -394,7 +332,7 @@ def _binomial_table(n: int) -> np.ndarray:
     return np.array([[math.comb(a, b) for b in range(n + 1)] for a in range(n + 1)], np.int64)
 
 
-# --- Le Truc: information states --------------------------------------------------------------
+# --- information states ---------------------------------------------------------------------------
 class _ViewCounter(_LeTrucCounter):
     """Decision points of one player in his view tree (= his information states), memoised."""
 
@@ -430,7 +368,7 @@ class _ViewCounter(_LeTrucCounter):
             after = _after_deal(public)
             found = 0
             hands = [hand for hand in self.classes if _fits(hand, unseen)]
-            for hand in _progress(hands, f"views p{self.player}", self.progress):
+            for hand in progress_bar(hands, f"views p{self.player}", self.progress):
                 found += self.class_weight(hand, unseen) * self.node(
                     after, _encode(hand), _subtract(unseen, hand))
             self.memo[key] = found
@@ -484,32 +422,27 @@ class _ViewCounter(_LeTrucCounter):
             if graph.to_act[node] == player:
                 found[0] = 1
             for child in graph.bets(node):
-                _accumulate(found, self._polynomial(child, hand), 1, 0)
+                add_shifted(found, self._polynomial(child, hand), 1, 0)
             card_player = graph.card_player[node]
             if card_player == player:
                 for rank, count, rest in self.codes.moves(hand):
-                    _accumulate(found, self._polynomial(graph.card(node, rank), rest), count, 0)
+                    add_shifted(found, self._polynomial(graph.card(node, rank), rest), count, 0)
             elif card_player >= 0:
                 for rank in range(self.rules.deck.num_ranks):
-                    _accumulate(found, self._polynomial(graph.card(node, rank), hand), 1,
+                    add_shifted(found, self._polynomial(graph.card(node, rank), hand), 1,
                                 _DIGIT ** rank)
         self.polynomials[key] = found
         return found
 
     def _evaluate(self, polynomial: dict, unseen: int) -> int:
+        """The polynomial (`_polynomial`) at the encoded unseen counts."""
         counts = self.codes.digits(unseen)
         return sum(coefficient * math.prod(math.perm(u, k) for u, k in
                                            zip(counts, self.codes.digits(power)) if k)
                    for power, coefficient in polynomial.items())
 
 
-def _accumulate(target: dict, source: dict, weight: int, shift: int) -> None:
-    """target += weight * source with every power shifted by `shift` (an encoded rank)."""
-    for power, coefficient in source.items():
-        target[power + shift] = target.get(power + shift, 0) + weight * coefficient
-
-
-# --- Le Truc: entry point ---------------------------------------------------------------------
+# --- entry point ----------------------------------------------------------------------------------
 def le_truc_sizes(game: pyspiel.Game, infosets: bool = True, progress: bool = False) -> TreeSize:
     """Exact tree sizes of a `python_le_truc` game by dynamic programming (module docstring).
 
@@ -529,80 +462,3 @@ def le_truc_sizes(game: pyspiel.Game, infosets: bool = True, progress: bool = Fa
     return TreeSize(str(game), histories, terminals, decisions, chance, counts)
 
 
-# --- command line -----------------------------------------------------------------------------
-def add_parser(subparsers) -> None:
-    """Registers `tricksolver sizes`."""
-    parser = subparsers.add_parser(
-        "sizes", help="count histories, terminals, decision and chance nodes, information states",
-        description="Exact game-tree sizes. python_le_truc games are counted by dynamic "
-        "programming over the public-state machine; any other game by brute-force traversal "
-        "(small games only).")
-    parser.add_argument("games", nargs="*", metavar="GAME",
-                        help="OpenSpiel game strings (default: " + ", ".join(DEFAULT_GAMES) + ")")
-    parser.add_argument("--all", action="store_true",
-                        help="also the default-size games with the redeal: "
-                        + ", ".join(ALL_EXTRA_GAMES))
-    parser.add_argument("--no-infosets", action="store_true",
-                        help="skip counting information states (Le Truc only)")
-    parser.add_argument("--json", metavar="PATH", help="also write the table as JSON here")
-    parser.set_defaults(func=run)
-
-
-def run(args) -> int:
-    """Measures every requested game, prints the table, optionally writes JSON."""
-    game_strings = list(args.games) or list(DEFAULT_GAMES)
-    if args.all:
-        game_strings += [name for name in ALL_EXTRA_GAMES if name not in game_strings]
-    loaded = [pyspiel.load_game(name) for name in game_strings]  # bad strings fail first
-    print(" | ".join(_COLUMNS), flush=True)
-    rows = []
-    for name, game in zip(game_strings, loaded):
-        start = time.perf_counter()
-        size = _measure(game, args)
-        seconds = time.perf_counter() - start
-        rows.append({"game_string": name, **size.as_dict(), "seconds": round(seconds, 2)})
-        print(_table_row(name, size, seconds), flush=True)
-    if args.json:
-        _write_json_atomically(args.json, {"options": _options(args), "sizes": rows})
-    return 0
-
-
-def _measure(game: pyspiel.Game, args) -> TreeSize:
-    if game.get_type().short_name == LE_TRUC:
-        return le_truc_sizes(game, not args.no_infosets, progress=sys.stderr.isatty())
-    return count_by_traversal(game)
-
-
-_COLUMNS = ("game", "histories", "terminals", "decision nodes", "chance nodes",
-            "infosets p0", "infosets p1", "seconds")
-
-
-def _infoset_cell(size: TreeSize, player: int) -> str:
-    return "-" if size.infosets is None else f"{size.infosets[player]:,}"
-
-
-def _table_row(name: str, size: TreeSize, seconds: float) -> str:
-    cells = [name] + [f"{value:,}" for value in (
-        size.histories, size.terminals, size.decision_nodes, size.chance_nodes)]
-    cells += [_infoset_cell(size, 0), _infoset_cell(size, 1), f"{seconds:.1f}"]
-    return " | ".join(cells)
-
-
-def _options(args) -> dict:
-    """The command's options, as recorded next to its figures."""
-    return {name: value for name, value in vars(args).items() if name not in ("func", "command")}
-
-
-def _write_json_atomically(path: str, payload: dict) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".sizes-", suffix=".json")
-    try:
-        with os.fdopen(handle, "w") as stream:
-            json.dump(payload, stream, indent=2)
-            stream.write("\n")
-        os.chmod(temporary, 0o644)  # mkstemp creates 0600; results are shared files
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise

@@ -1,0 +1,125 @@
+"""`tricksolver match`: duplicate-deal matches between two bots, and the table of saved runs
+pooled (`solver.play.match`)."""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import pathlib
+import shlex
+
+from solver.cli.games import load_game_checked
+from solver.play.match import MatchSummary, format_summary, play_match, pool_matches
+from solver.results import atomic_write_bytes
+
+DEFAULT_HANDS = 1000
+DEFAULT_SEED = 0
+
+
+def add_parser(subparsers):
+    """Registers `match`."""
+    parser = subparsers.add_parser(
+        "match", help="play two bots against each other on duplicate deals",
+        description="Plays bot A against bot B; each deal twice with seats swapped. Prints bot "
+        "A's mean points per deal with a 95% confidence interval. With --summarize, plays "
+        "nothing: pools saved runs (--json files) of the same bots on the same game, e.g. the "
+        "parts of a long match run with different seeds, and prints them as one table.",
+        epilog="examples:\n  tricksolver match python_two_ten_jack --bot heuristic --bot random "
+        "--hands 1000 --seed 1 --json heuristic_vs_random.json\n"
+        "  tricksolver match --summarize match_*.json --markdown matches.md",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("game", nargs="?", metavar="GAME",
+                        help='game string, e.g. "python_two_ten_jack(hand_size=6)"')
+    parser.add_argument("--bot", action="append", metavar="SPEC",
+                        help="random, heuristic, ismcts or ismcts:SIMULATIONS; give it twice")
+    parser.add_argument("--hands", type=int, help=f"duplicate deals ({DEFAULT_HANDS})")
+    parser.add_argument("--seed", type=int, help=f"random seed ({DEFAULT_SEED})")
+    parser.add_argument("--json", metavar="PATH",
+                        help="also write the summary, per-deal points and command as JSON")
+    parser.add_argument("--summarize", nargs="+", metavar="JSON",
+                        help="pool these saved runs into one table instead of playing")
+    parser.add_argument("--markdown", metavar="PATH",
+                        help="with --summarize: also write the table as Markdown")
+    parser.set_defaults(func=run)
+
+
+def run(args) -> int:
+    """Runs the match and prints its summary line, or summarizes saved runs."""
+    if args.summarize:
+        return _summarize(args)
+    if args.markdown:
+        raise ValueError("--markdown goes with --summarize (a match prints one line)")
+    if args.game is None:
+        raise ValueError("give GAME and --bot twice to play, or --summarize JSON... to pool runs")
+    if args.bot is None or len(args.bot) != 2:
+        raise ValueError(f"--bot must be given exactly twice, got {len(args.bot or [])}")
+    hands = DEFAULT_HANDS if args.hands is None else args.hands
+    seed = DEFAULT_SEED if args.seed is None else args.seed
+    game = load_game_checked(args.game)
+    summary = play_match(game, args.bot[0], args.bot[1], hands, seed)
+    print(format_summary(summary))
+    if args.json:
+        record = {**dataclasses.asdict(summary), "command": _command_line(args.game, args.bot,
+                                                                          hands, seed)}
+        atomic_write_bytes(pathlib.Path(args.json), json.dumps(record, indent=1).encode())
+    return 0
+
+
+def _command_line(game: str, bots: list[str], hands: int, seed: int) -> str:
+    """The command that reproduces this match."""
+    bot_options = " ".join(f"--bot {shlex.quote(spec)}" for spec in bots)
+    return f"tricksolver match {shlex.quote(game)} {bot_options} --hands {hands} --seed {seed}"
+
+
+def _summarize(args) -> int:
+    """`match --summarize`: prints the pooled table, and writes it as Markdown if asked."""
+    given = [option for option, value in (("GAME", args.game), ("--bot", args.bot),
+                                          ("--hands", args.hands), ("--seed", args.seed),
+                                          ("--json", args.json)) if value is not None]
+    if given:
+        raise ValueError(f"--summarize pools saved runs: drop {', '.join(given)}")
+    records = [_read_record(pathlib.Path(path)) for path in args.summarize]
+    summaries = [summary for summary, _ in records]
+    games = sorted({summary.game for summary in summaries})
+    if len(games) > 1:
+        raise ValueError(f"the runs are of {len(games)} games ({', '.join(games)}): "
+                         "summarize one game at a time")
+    table = _table_lines(summaries, [command for _, command in records])
+    print("\n".join(table))
+    if args.markdown:
+        command = shlex.join(["tricksolver", "match", "--summarize", *args.summarize,
+                              "--markdown", args.markdown])
+        atomic_write_bytes(pathlib.Path(args.markdown), _markdown(table, command).encode())
+    return 0
+
+
+def _read_record(path: pathlib.Path) -> tuple[MatchSummary, str]:
+    """One saved run (`match --json`) and the command that played it."""
+    try:
+        record = json.loads(path.read_text())
+        return MatchSummary.from_record(record), str(record.get("command", "(not recorded)"))
+    except ValueError as error:
+        raise ValueError(f"{path}: {str(error).splitlines()[0]}") from error
+
+
+def _table_lines(summaries: list[MatchSummary], commands: list[str]) -> list[str]:
+    """The game and one table row per pooled pairing, with the commands of its runs."""
+    lines = [f"Game: `{summaries[0].game}`.", "",
+             "| bot A | bot B | deals | mean points per deal for A | 95% CI | command(s) |",
+             "|---|---|---|---|---|---|"]
+    for pooled in pool_matches(summaries):
+        runs = "<br>".join(f"`{commands[i]}`" for i in pooled.runs)
+        lines.append(f"| {pooled.bot_a} | {pooled.bot_b} | {pooled.deals} | {pooled.mean:+.3f} "
+                     f"| [{pooled.ci_low:+.3f}, {pooled.ci_high:+.3f}] | {runs} |")
+    return lines
+
+
+def _markdown(table: list[str], command: str) -> str:
+    """The Markdown page: what the figures are, the table, the command that wrote it."""
+    lines = ["# Duplicate matches", "",
+             ("Each deal is played twice with the seats swapped; the figure is bot A's points per "
+              "deal (mean over both seats), 95% confidence interval = mean ± 1.96 s.e. Runs of "
+              "the same bots (e.g. parts with different seeds) are pooled over all their deals."),
+             "",
+             *table, "", f"Summarised by `{command}`."]
+    return "\n".join(lines) + "\n"
