@@ -1,5 +1,8 @@
-"""Baseline bots and duplicate matches (solver.bots, solver.match)."""
+"""Baseline bots and duplicate matches (solver.play.bots, solver.play.match)."""
+import dataclasses
 import json
+import math
+import statistics
 
 import numpy as np
 import pyspiel
@@ -9,8 +12,8 @@ import games  # noqa: F401  (registers the games)
 from open_spiel.python.algorithms import exploitability as openspiel_exploitability
 
 import solver
-from solver import match
-from solver.bots import BotPolicy, HeuristicBot, bot_policy, make_bot
+from solver.play import match
+from solver.play.bots import BotPolicy, HeuristicBot, bot_policy, make_bot
 from solver.cli import main
 
 FULL = "python_two_ten_jack"
@@ -99,6 +102,69 @@ def test_match_command_prints_summary_and_writes_json(tmp_path, capsys):
     record = json.loads(path.read_text())
     assert record["deals"] == 10 and len(record["deal_points"]) == 10
     assert record["command"].startswith("tricksolver match")
+
+
+def test_pooled_runs_give_the_interval_over_all_their_deals():
+    game = pyspiel.load_game(FULL)
+    first = match.play_match(game, "heuristic", "random", deals=4, seed=1)
+    second = match.play_match(game, "heuristic", "random", deals=5, seed=2)
+    [pooled] = match.pool_matches([first, second])
+    points = first.deal_points + second.deal_points
+    half_width = 1.959963984540054 * statistics.stdev(points) / math.sqrt(len(points))
+    assert (pooled.deals, pooled.seeds, pooled.runs) == (9, (1, 2), (0, 1))
+    assert pooled.mean == pytest.approx(statistics.fmean(points), abs=1e-12)
+    assert (pooled.ci_low, pooled.ci_high) == pytest.approx(
+        (pooled.mean - half_width, pooled.mean + half_width), abs=1e-12)
+    [alone] = match.pool_matches([second])
+    assert (alone.mean, alone.ci_low, alone.ci_high) == (second.mean, second.ci_low,
+                                                         second.ci_high)
+
+
+def test_pooling_keeps_pairings_apart_and_refuses_a_repeated_seed():
+    game = pyspiel.load_game(FULL)
+    one = match.play_match(game, "heuristic", "random", deals=2, seed=1)
+    other = match.play_match(game, "random", "heuristic", deals=2, seed=1)
+    later = dataclasses.replace(one, seed=3)
+    assert [p.runs for p in match.pool_matches([one, other, later])] == [(0, 2), (1,)]
+    with pytest.raises(ValueError, match="repeat a seed"):
+        match.pool_matches([one, one])
+
+
+def test_match_summarize_pools_saved_runs(tmp_path, capsys):
+    paths = [tmp_path / f"part{seed}.json" for seed in (1, 2)]
+    for seed, path in zip((1, 2), paths):
+        assert main(["match", SMALL, "--bot", "heuristic", "--bot", "random", "--hands", "6",
+                     "--seed", str(seed), "--json", str(path)]) == 0
+    capsys.readouterr()
+    markdown = tmp_path / "matches.md"
+    assert main(["match", "--summarize", *map(str, paths), "--markdown", str(markdown)]) == 0
+    printed = capsys.readouterr().out
+    runs = [match.MatchSummary.from_record(json.loads(p.read_text())) for p in paths]
+    [pooled] = match.pool_matches(runs)
+    row = (f"| heuristic | random | 12 | {pooled.mean:+.3f} "
+           f"| [{pooled.ci_low:+.3f}, {pooled.ci_high:+.3f}] |")
+    assert row in printed and row in markdown.read_text()
+    assert printed.count("--seed 1") == printed.count("--seed 2") == 1
+    assert "Summarised by `tricksolver match --summarize" in markdown.read_text()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--summarize", "MISSING", "--bot", "random"], "drop --bot"),
+    (["--summarize", "MISSING"], "No such file"),
+    (["--summarize", "NOT_JSON"], "NOT_JSON"),
+    (["--summarize", "NOT_A_MATCH"], "not a match record"),
+    ([SMALL, "--bot", "heuristic", "--bot", "random", "--markdown", "x.md"], "--summarize"),
+    ([], "give GAME"),
+])
+def test_match_summarize_rejects_bad_input_in_one_line(tmp_path, argv, message, capsys):
+    files = {"NOT_JSON": "{ truncated",
+             "NOT_A_MATCH": json.dumps({"game": SMALL, "bot_a": "random"})}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    argv = [str(tmp_path / word) if word in (*files, "MISSING") else word for word in argv]
+    assert main(["match", *argv]) == 2
+    error = capsys.readouterr().err
+    assert message in error and len(error.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize("argv, message", [
