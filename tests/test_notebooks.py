@@ -11,9 +11,8 @@ NOTEBOOKS = pathlib.Path(__file__).resolve().parent.parent / "notebooks"
 
 
 @pytest.mark.parametrize("name", ["getting_started.ipynb", "le_truc_equilibrium.ipynb"])
-def test_notebook_executes(name, tmp_path, monkeypatch):
+def test_notebook_executes(name, tree_cache, monkeypatch):
     monkeypatch.setenv("TRICKSOLVER_FAST", "1")
-    monkeypatch.setenv("TRICKSOLVER_CACHE", str(tmp_path / "tree_cache"))
     notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
     NotebookClient(notebook, timeout=600, kernel_name="python3",
                    resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()

@@ -9,8 +9,8 @@ import pyspiel
 import pytest
 
 import games  # noqa: F401  (registers the games)
+from conftest import candidates
 from games import truco
-from test_truco_paulista import candidates
 
 SMALL = {"deck": "clean", "num_ranks": 3}  # A 2 3: 12 cards
 

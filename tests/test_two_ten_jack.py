@@ -1,26 +1,18 @@
-"""Two-Ten-Jack (RULES.md §4): OpenSpiel contract, every numbered rule and the follow tests."""
+"""Two-Ten-Jack (games/RULES.md §4): every numbered rule and the follow tests. The OpenSpiel
+contract is checked for every game in test_game_contract.py."""
 import itertools
-import pickle
 
 import numpy as np
 import pyspiel
 import pytest
 
 import games  # noqa: F401  (registers the games)
+from conftest import (apply_named, assert_memoized_equals_traversal, candidates, dealt, legal,
+                      random_playout)
 from games.two_ten_jack import match_result, match_winner
-from compile_checks import assert_memoized_equals_traversal
-from solver.tree import _resolve_method
+from solver.history.tree import _resolve_method
 
 FULL = "python_two_ten_jack"
-VARIANTS = [
-    FULL,
-    "python_two_ten_jack(dealer=0,score0=-12,score1=40)",
-    "python_two_ten_jack(ranks=2:T:J:A,hand_size=2)",
-    "python_two_ten_jack(ranks=2:3:T:J:Q:A,hand_size=12)",
-    "python_two_ten_jack(ranks=2:T:J:A,hand_size=1)",
-    "python_two_ten_jack(suits=h:s,ranks=2:T:J:A,hand_size=2)",
-    "python_two_ten_jack(suits=c:h:s,ranks=2:T:J:A,hand_size=3)",
-]
 TWO_SUITS = "python_two_ten_jack(suits=h:s,ranks=2:T:J:A,hand_size=3)"
 
 
@@ -30,68 +22,7 @@ def _game(hand_size=3, **params):
     return pyspiel.load_game("python_two_ten_jack", params)
 
 
-def _apply(state, *names):
-    """Applies actions given by their strings (`Deal 7s`, `Play 7s`, `Lead As spade`, ...)."""
-    for name in names:
-        by_string = {state.action_to_string(a): a for a in _candidates(state)}
-        state.apply_action(by_string[name])
-    return state
-
-
-def _candidates(state):
-    """Chance outcomes or legal actions of `state`."""
-    if state.is_chance_node():
-        return [a for a, _ in state.chance_outcomes()]
-    return state.legal_actions()
-
-
-def _dealt(game, hand0, hand1):
-    """A state right after dealing the given hands (card strings)."""
-    state = game.new_initial_state()
-    return _apply(state, *[f"Deal {c}" for c in hand0 + hand1])
-
-
-def _legal_strings(state):
-    return sorted(state.action_to_string(a) for a in state.legal_actions())
-
-
-def _random_playout(state, rng):
-    """Plays `state` to the end with uniform chance and uniform legal actions."""
-    while not state.is_terminal():
-        state.apply_action(int(rng.choice(_candidates(state))))
-    return state
-
-
-# --- OpenSpiel contract ---------------------------------------------------------------------
-
-@pytest.mark.parametrize("game_string", VARIANTS)
-def test_random_sim_test(game_string):
-    game = pyspiel.load_game(game_string)
-    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
-
-
-@pytest.mark.parametrize("game_string", VARIANTS)
-def test_game_string_round_trip(game_string):
-    game = pyspiel.load_game(game_string)
-    assert str(pyspiel.load_game(str(game))) == str(game)
-
-
-def test_state_round_trips():
-    game = pyspiel.load_game(FULL)
-    state = game.new_initial_state()
-    rng = np.random.default_rng(3)
-    for _ in range(40):
-        state.apply_action(int(rng.choice(_candidates(state))))
-    clone = state.clone()
-    restored_game, restored = pyspiel.deserialize_game_and_state(
-        pyspiel.serialize_game_and_state(game, state))
-    unpickled = pickle.loads(pickle.dumps(state))
-    for copy in (clone, restored, unpickled):
-        assert str(copy) == str(state)
-        assert copy.history() == state.history()
-        assert copy.information_state_string(0) == state.information_state_string(0)
-    assert str(restored_game) == str(game)
-
+# --- sizes and parameters -------------------------------------------------------------------
 
 def test_reduced_deck_sizes():
     game = pyspiel.load_game("python_two_ten_jack(ranks=2:T:J:A,hand_size=2)")
@@ -99,28 +30,6 @@ def test_reduced_deck_sizes():
     assert game.max_chance_outcomes() == 16
     assert game.max_game_length() == 32
     assert len(game.new_initial_state().chance_outcomes()) == 16
-
-
-@pytest.mark.parametrize("params, word", [
-    ({"ranks": "2:T:J"}, "A"),
-    ({"ranks": "3:T:J:A"}, "2"),
-    ({"ranks": "2:T:J:A:Z"}, "ranks"),
-    ({"ranks": "2:T:T:J:A"}, "ranks"),
-    ({"hand_size": 0}, "hand_size"),
-    ({"hand_size": 27}, "hand_size"),
-    ({"ranks": "2:T:J:A", "hand_size": 9}, "hand_size"),
-    ({"dealer": 2}, "dealer"),
-    ({"target": 0}, "target"),
-    ({"suits": "c:d:h"}, "suits='c:d:h' must keep h and s .*missing s"),
-    ({"suits": "d:s"}, "suits='d:s' must keep h and s .*missing h"),
-    ({"suits": "h:s:x"}, "suits='h:s:x' is not allowed: give distinct suits from c d h s"),
-    ({"suits": "h:s:h"}, "suits='h:s:h' is not allowed: give distinct suits from c d h s"),
-    ({"suits": "hs"}, "suits='hs' is not allowed"),
-])
-def test_bad_parameters_raise_value_error(params, word):
-    with pytest.raises(ValueError, match=word) as error:
-        pyspiel.load_game("python_two_ten_jack", params)
-    assert "\n" not in str(error.value)
 
 
 @pytest.mark.parametrize("suits, names", [
@@ -137,22 +46,9 @@ def test_reduced_suits_deck_and_action_ids(suits, names):
     assert game.rules.action_name(num_cards + 1) == "Lead As spade"
 
 
-def test_illegal_actions_raise_and_leave_state_unchanged():
-    state = _dealt(_game(), ["5c", "Kd", "2h"], ["9c", "3h", "As"])
-    before = (str(state), state.history())
-    for action in (state.rules.deck.index("9c"), state.rules.lead_as_spade, 200):
-        with pytest.raises(ValueError, match="illegal action"):
-            state.apply_action(action)
-    assert (str(state), state.history()) == before
-    chance = _apply(_game().new_initial_state(), "Deal 7s")
-    with pytest.raises(ValueError, match="chance"):
-        chance.apply_action(chance.rules.deck.index("7s"))
-    assert len(chance.history()) == 1
+# --- TTJ-4 / TTJ-5 follow tests of games/RULES.md -------------------------------------------
 
-
-# --- TTJ-4 / TTJ-5 follow tests of RULES.md -------------------------------------------------
-
-@pytest.mark.parametrize("lead, follower, legal", [
+@pytest.mark.parametrize("lead, follower, expected", [
     ("Play 5c", ["9c", "3h", "As"], ["Play 9c"]),
     ("Play 5c", ["3h", "As", "Kd"], ["Play 3h", "Play As"]),
     ("Play 5c", ["As", "4s", "Kd"], ["Play As"]),
@@ -163,39 +59,40 @@ def test_illegal_actions_raise_and_leave_state_unchanged():
     ("Lead As spade", ["2s", "9h"], ["Play 2s"]),
     ("Lead As trump", ["2s", "9h"], ["Play 9h"]),
 ])
-def test_follow_rules(lead, follower, legal):
+def test_follow_rules(lead, follower, expected):
     lead_card = lead.split()[1]
     fillers = [c for c in ("4d", "5d", "6d") if c not in follower][:len(follower) - 1]
-    state = _dealt(_game(hand_size=len(follower)), [lead_card] + fillers, follower)
-    _apply(state, lead)
+    state = dealt(_game(hand_size=len(follower)), [lead_card] + fillers, follower)
+    apply_named(state, lead)
     assert state.current_player() == 1
-    assert _legal_strings(state) == sorted(legal)
+    assert sorted(legal(state)) == sorted(expected)
 
 
-@pytest.mark.parametrize("lead, follower, legal", [
+@pytest.mark.parametrize("lead, follower, expected", [
     ("Play 2s", ["Js", "As", "2h"], ["Play Js", "Play As"]),
     ("Play 2s", ["Th", "Ah", "Jh"], ["Play Th", "Play Ah", "Play Jh"]),
     ("Play 2h", ["Ts", "As", "Jh"], ["Play As", "Play Jh"]),
     ("Lead As spade", ["Ts", "Jh", "Ah"], ["Play Ts"]),
     ("Lead As trump", ["Ts", "Jh", "Ah"], ["Play Jh", "Play Ah"]),
 ])
-def test_follow_rules_with_hearts_and_spades_only(lead, follower, legal):
+def test_follow_rules_with_hearts_and_spades_only(lead, follower, expected):
     lead_card = lead.split()[1]
     fillers = [c for c in ("2s", "Ts", "Js", "Th") if c not in follower + [lead_card]][:2]
-    state = _dealt(pyspiel.load_game(TWO_SUITS), [lead_card] + fillers, follower)
-    _apply(state, lead)
-    assert _legal_strings(state) == sorted(legal)
+    state = dealt(pyspiel.load_game(TWO_SUITS), [lead_card] + fillers, follower)
+    apply_named(state, lead)
+    assert sorted(legal(state)) == sorted(expected)
 
 
 def test_scripted_deal_with_hearts_and_spades_only():
-    state = _dealt(pyspiel.load_game(TWO_SUITS), ["2s", "Th", "Jh"], ["As", "2h", "Js"])
-    _apply(state, "Play 2s", "Play Js", "Draw Ah", "Draw Ts")  # p1 wins 2s Js (+2), draws first
+    state = dealt(pyspiel.load_game(TWO_SUITS), ["2s", "Th", "Jh"], ["As", "2h", "Js"])
+    # p1 wins 2s Js (+2) and draws first
+    apply_named(state, "Play 2s", "Play Js", "Draw Ah", "Draw Ts")
     assert state.current_player() == 1 and state.points == [0, 2]
-    _apply(state, "Play 2h")
-    assert _legal_strings(state) == ["Play Jh", "Play Th"]  # trumps led: not Ts
-    _apply(state, "Play Jh", "Play Ts")  # p0 wins 2h Jh (+10) and leads the last spade
-    assert _legal_strings(state) == ["Play As"]  # the As follows spades, Ah may not
-    _apply(state, "Play As", "Play Ah", "Play Th")
+    apply_named(state, "Play 2h")
+    assert sorted(legal(state)) == ["Play Jh", "Play Th"]  # trumps led: not Ts
+    apply_named(state, "Play Jh", "Play Ts")  # p0 wins 2h Jh (+10) and leads the last spade
+    assert sorted(legal(state)) == ["Play As"]  # the As follows spades, Ah may not
+    apply_named(state, "Play As", "Play Ah", "Play Th")
     assert state.is_terminal() and state.stock_left() == 0
     assert [t.winner for t in state.tricks] == [1, 0, 1, 1]
     assert state.points == [10, 9]  # the pack of hearts and spades is worth 15 + 4
@@ -203,13 +100,13 @@ def test_scripted_deal_with_hearts_and_spades_only():
 
 
 def test_non_dealer_leads_first_trick():
-    assert _dealt(_game(dealer=1), ["5c", "Kd", "2h"], ["9c", "3h", "As"]).current_player() == 0
-    assert _dealt(_game(dealer=0), ["5c", "Kd", "2h"], ["9c", "3h", "As"]).current_player() == 1
+    assert dealt(_game(dealer=1), ["5c", "Kd", "2h"], ["9c", "3h", "As"]).current_player() == 0
+    assert dealt(_game(dealer=0), ["5c", "Kd", "2h"], ["9c", "3h", "As"]).current_player() == 1
 
 
 def test_any_card_may_be_led_and_the_as_only_with_a_declaration():
-    state = _dealt(_game(), ["5c", "As", "2h"], ["9c", "3h", "Kd"])
-    assert _legal_strings(state) == ["Lead As spade", "Lead As trump", "Play 2h", "Play 5c"]
+    state = dealt(_game(), ["5c", "As", "2h"], ["9c", "3h", "Kd"])
+    assert sorted(legal(state)) == ["Lead As spade", "Lead As trump", "Play 2h", "Play 5c"]
 
 
 # --- TTJ-6 trick winner and the As ----------------------------------------------------------
@@ -227,18 +124,18 @@ def test_any_card_may_be_led_and_the_as_only_with_a_declaration():
 ])
 def test_trick_winner(lead, follow, winner):
     lead_card, follow_card = lead.split()[1], follow.split()[1]
-    state = _dealt(_game(hand_size=1), [lead_card], [follow_card])
-    _apply(state, lead, follow)
+    state = dealt(_game(hand_size=1), [lead_card], [follow_card])
+    apply_named(state, lead, follow)
     assert state.tricks[0].winner == winner
     assert state.current_player() == pyspiel.PlayerId.CHANCE
     assert state.action_to_string(state.chance_outcomes()[0][0]).startswith("Draw ")
-    _apply(state, "Draw 4d")
+    apply_named(state, "Draw 4d")
     assert "4d" in [state.rules.name(c) for c in state.hands[winner]]
 
 
 def test_as_declaration_is_public():
-    state = _dealt(_game(hand_size=2), ["As", "4d"], ["2s", "9h"])
-    _apply(state, "Lead As spade")
+    state = dealt(_game(hand_size=2), ["As", "4d"], ["2s", "9h"])
+    apply_named(state, "Lead As spade")
     for player in (0, 1):
         assert "As(spade)" in state.information_state_string(player)
         assert "As(spade)" in state.observation_string(player)
@@ -249,10 +146,10 @@ def test_as_declaration_is_public():
 # --- TTJ-7 drawing ---------------------------------------------------------------------------
 
 def test_winner_draws_first_then_loser_then_winner_leads():
-    state = _dealt(_game(), ["5c", "Kd", "2h"], ["9c", "3h", "As"])
-    _apply(state, "Play 5c", "Play 9c")
+    state = dealt(_game(), ["5c", "Kd", "2h"], ["9c", "3h", "As"])
+    apply_named(state, "Play 5c", "Play 9c")
     assert state.tricks[0].winner == 1
-    _apply(state, "Draw 7d", "Draw 8d")
+    apply_named(state, "Draw 7d", "Draw 8d")
     names = [[state.rules.name(c) for c in hand] for hand in state.hands]
     assert "7d" in names[1] and "8d" in names[0]
     assert state.current_player() == 1
@@ -267,7 +164,7 @@ def test_winner_draws_first_then_loser_then_winner_leads():
 ])
 def test_draws_while_the_stock_lasts_then_play_out(game_string, draw_tricks, num_tricks):
     game = pyspiel.load_game(game_string)
-    state = _random_playout(game.new_initial_state(), np.random.default_rng(7))
+    state = random_playout(game.new_initial_state(), np.random.default_rng(7))
     draws = [tricks for tricks, _ in state.received[0] + state.received[1] if tricks > 0]
     assert sorted(draws) == sorted(list(range(1, draw_tricks + 1)) * 2)
     assert len(state.tricks) == num_tricks
@@ -278,10 +175,10 @@ def test_draws_while_the_stock_lasts_then_play_out(game_string, draw_tricks, num
 # --- TTJ-8 scoring, TTJ-1 match ------------------------------------------------------------
 
 def test_scoring_example_2h_jh_tc_as_jd_scores_7():
-    state = _dealt(_game(), ["Jh", "As", "Jd"], ["2h", "Tc", "3d"])
-    _apply(state, "Play Jh", "Play 2h", "Draw 4c", "Draw 5c")
-    _apply(state, "Lead As trump", "Play Tc", "Draw 6c", "Draw 7c")
-    _apply(state, "Play Jd", "Play 3d")
+    state = dealt(_game(), ["Jh", "As", "Jd"], ["2h", "Tc", "3d"])
+    apply_named(state, "Play Jh", "Play 2h", "Draw 4c", "Draw 5c")
+    apply_named(state, "Lead As trump", "Play Tc", "Draw 6c", "Draw 7c")
+    apply_named(state, "Play Jd", "Play 3d")
     won = sorted(state.rules.name(c) for c in state.won[0])
     assert won == sorted(["Jh", "2h", "As", "Tc", "Jd", "3d"])
     assert state.points == [7, 0]
@@ -298,7 +195,7 @@ def test_returns_are_own_points_minus_opponents(game_string, pack):
     rng = np.random.default_rng(11)
     game = pyspiel.load_game(game_string)
     for _ in range(5):
-        state = _random_playout(game.new_initial_state(), rng)
+        state = random_playout(game.new_initial_state(), rng)
         assert sum(state.points) == pack
         difference = state.points[0] - state.points[1]
         assert state.returns() == [difference, -difference]
@@ -306,12 +203,12 @@ def test_returns_are_own_points_minus_opponents(game_string, pack):
 
 def test_deal_points_and_match_scores_can_be_negative():
     game = _game(hand_size=1, ranks="2:T:J:A", score0=-3)
-    state = _dealt(game, ["Tc"], ["Jc"])
-    _apply(state, "Play Tc", "Play Jc")
+    state = dealt(game, ["Tc"], ["Jc"])
+    apply_named(state, "Play Tc", "Play Jc")
     assert state.points == [0, -10]
     rng = np.random.default_rng(0)
     while not state.is_terminal():
-        state.apply_action(int(rng.choice(_candidates(state))))
+        state.apply_action(int(rng.choice(candidates(state))))
     result = match_result(state)
     assert result.score0 == -3 + state.points[0]
     assert min(state.points) < 0
@@ -327,7 +224,7 @@ def test_match_winner_both_over_target_rule(score0, score1, winner):
 
 def test_match_result_after_a_deal_alternates_dealer():
     game = pyspiel.load_game("python_two_ten_jack(ranks=2:T:J:A,hand_size=8,score0=30,score1=29)")
-    state = _random_playout(game.new_initial_state(), np.random.default_rng(5))
+    state = random_playout(game.new_initial_state(), np.random.default_rng(5))
     result = match_result(state)
     assert (result.score0, result.score1) == (30 + state.points[0], 29 + state.points[1])
     assert result.winner == match_winner(result.score0, result.score1, 31)
@@ -343,7 +240,7 @@ def _midgame(game_string, seed, moves):
     state = pyspiel.load_game(game_string).new_initial_state()
     rng = np.random.default_rng(seed)
     for _ in range(moves):
-        state.apply_action(int(rng.choice(_candidates(state))))
+        state.apply_action(int(rng.choice(candidates(state))))
     return state
 
 
@@ -366,8 +263,8 @@ def test_resample_keeps_infostate_and_varies_opponent_hand(game_string, moves):
 
 
 def test_resample_respects_shown_voids():
-    state = _dealt(_game(hand_size=2), ["5c", "4d"], ["3h", "Kd"])
-    _apply(state, "Play 5c", "Play 3h", "Draw 9c", "Draw 2s")
+    state = dealt(_game(hand_size=2), ["5c", "4d"], ["3h", "Kd"])
+    apply_named(state, "Play 5c", "Play 3h", "Draw 9c", "Draw 2s")
     sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
     for _ in range(30):
         sample = state.resample_from_infostate(0, sampler)
@@ -394,17 +291,18 @@ def test_the_solver_compiles_two_ten_jack_by_subtree_key():
 
 
 def test_own_draw_extends_the_information_state_string():
-    state = _dealt(_game(hand_size=2), ["5c", "4d"], ["3h", "Kd"])
-    _apply(state, "Play 5c", "Play 3h")
+    state = dealt(_game(hand_size=2), ["5c", "4d"], ["3h", "Kd"])
+    apply_named(state, "Play 5c", "Play 3h")
     before = [state.information_state_string(p) for p in (0, 1)]
-    _apply(state, "Draw 9c")  # player 1 won the trick: he draws first
+    apply_named(state, "Draw 9c")  # player 1 won the trick: he draws first
     assert state.information_state_string(0) == before[0]
     assert state.information_state_string(1) == before[1] + " | drew 9c"
-    _apply(state, "Draw 2s")
+    apply_named(state, "Draw 2s")
     assert state.information_state_string(0) == before[0] + " | drew 2s"
 
 
-@pytest.mark.parametrize("game_string", [FULL, HS2, "python_two_ten_jack(ranks=2:T:J:A,hand_size=3)"])
+@pytest.mark.parametrize("game_string", [FULL, HS2,
+                                         "python_two_ten_jack(ranks=2:T:J:A,hand_size=3)"])
 def test_compile_walk_state_follows_the_openspiel_state(game_string):
     """The light `Deal` the memoized walk expands agrees with the OpenSpiel state at every step
     of random deals: player, actions or chance outcomes, strings, returns, key."""
@@ -427,7 +325,7 @@ def test_compile_walk_state_follows_the_openspiel_state(game_string):
             for player in (0, 1):
                 assert walked.information_state_string(player) == \
                     state.information_state_string(player)
-            action = int(rng.choice(_candidates(state)))
+            action = int(rng.choice(candidates(state)))
             assert str(walked.child(action)) == str(state.child(action))
             walked.apply_action(action)
             state.apply_action(action)
@@ -463,7 +361,7 @@ def _roots_after_deals(game, hands):
     for hand0, hand1 in hands:
         for order0 in itertools.permutations(hand0):
             for order1 in itertools.permutations(hand1):
-                roots.append(_dealt(game, list(order0), list(order1)).compile_walk_state())
+                roots.append(dealt(game, list(order0), list(order1)).compile_walk_state())
     return roots
 
 
