@@ -83,11 +83,15 @@ def run_iterations(engine, evaluate: Callable[[], float], *, algorithm: str,
                    time_limit: float | None, eval_every: int,
                    checkpoint: Callable[[SolverState], None] | None, checkpoint_every: int,
                    progress: bool, on_progress: Callable[[int, float, float], None] | None,
-                   start_seconds: float) -> tuple[list[tuple[int, float, float]], float, float]:
+                   start_seconds: float,
+                   on_iteration: Callable[[int, float], None] | None = None
+                   ) -> tuple[list[tuple[int, float, float]], float, float]:
     """The stopping, evaluation and checkpoint loop shared by the engines.
 
     `engine` has `iteration`, `iterate(count)` and `state(seconds)`; `evaluate()` returns the
-    exact exploitability of its average policy. Returns (curve, last exploitability, seconds
+    exact exploitability of its average policy. `on_progress(iteration, seconds,
+    exploitability)` is called at each evaluation, `on_iteration(iteration, seconds)` after
+    each run of iterations (one kernel call: up to the next evaluation or checkpoint). Returns (curve, last exploitability, seconds
     of solving including `start_seconds` of earlier runs)."""
     curve: list[tuple[int, float, float]] = []
     start = time.perf_counter() - start_seconds
@@ -116,6 +120,8 @@ def run_iterations(engine, evaluate: Callable[[], float], *, algorithm: str,
                                             time_limit is not None)
         engine.iterate(count)
         bar.update(count)
+        if on_iteration is not None:
+            on_iteration(engine.iteration, time.perf_counter() - start)
         if engine.iteration % eval_every == 0:
             exploitability = record()
             bar.set_postfix(exploitability=f"{exploitability:.3g}")

@@ -89,6 +89,19 @@ def test_checkpoint_and_resume_continue_the_same_run():
                                   straight.average_policy.probabilities)
 
 
+@pytest.mark.parametrize("checkpoint_every, expected", [(1, [1, 2, 3, 4, 5, 6]), (None, [3, 6])])
+def test_on_iteration_reports_every_run_of_iterations(checkpoint_every, expected):
+    calls, evaluations = [], []
+    checkpoint = (lambda state: None) if checkpoint_every else None
+    solver.solve(KUHN, iterations=6, eval_every=3, checkpoint=checkpoint,
+                 checkpoint_every=checkpoint_every or 100, progress=False,
+                 on_iteration=lambda iteration, seconds: calls.append((iteration, seconds)),
+                 on_progress=lambda iteration, seconds, value: evaluations.append(iteration))
+    assert [iteration for iteration, _ in calls] == expected
+    assert all(later >= earlier for (_, earlier), (_, later) in zip(calls, calls[1:]))
+    assert evaluations == [3, 6]
+
+
 def test_average_policy_round_trips_through_arrays():
     result = solver.solve(KUHN, "cfr+", iterations=20, progress=False, cache=False)
     restored = solver.AveragePolicy.from_arrays(result.average_policy.to_arrays())

@@ -146,11 +146,15 @@ class ProgressBar:
                             total is not None, "s" if self.by_time else "it"))
         self.points: list[tuple[int, float, float]] = []
 
+    def advance(self, iteration: int, seconds: float) -> None:
+        """Called by the solver after each run of iterations: move the bar."""
+        position = seconds if self.by_time else iteration
+        self.bar.update(max(0.0, position - self.bar.n))
+
     def update(self, iteration: int, seconds: float, exploitability: float) -> None:
         """Called by the solver at each evaluation."""
         self.points.append((iteration, seconds, exploitability))
-        position = seconds if self.by_time else iteration
-        self.bar.update(max(0.0, position - self.bar.n))
+        self.advance(iteration, seconds)
         postfix = {"exploitability": f"{exploitability:.3g}"}
         eta = self._target_eta()
         if eta is not None:
@@ -212,7 +216,8 @@ def run_solve(args) -> int:
         result = engine(game, algorithm=args.algorithm, iterations=args.iterations,
                        target_exploitability=args.target, time_limit=args.time_limit,
                        eval_every=args.eval_every, checkpoint=checkpointer, checkpoint_every=1,
-                       progress=False, on_progress=on_progress, seed=args.seed,
+                       progress=False, on_progress=on_progress, on_iteration=bar.advance,
+                       seed=args.seed,
                        resume=checkpoint.state if checkpoint else None,
                        cache=not args.no_cache, alpha=args.alpha, beta=args.beta,
                        gamma=args.gamma)

@@ -113,6 +113,7 @@ def solve(game: pyspiel.Game | str, algorithm: str = "dcfr", iterations: int | N
           eval_every: int = 10, checkpoint: Callable[[SolverState], None] | None = None,
           checkpoint_every: int = 100, progress: bool = True,
           on_progress: Callable[[int, float, float], None] | None = None,
+          on_iteration: Callable[[int, float], None] | None = None,
           seed: int | None = None, resume: SolverState | None = None, cache: bool = True,
           alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
           tree: GameTree | None = None) -> SolveResult:
@@ -122,7 +123,8 @@ def solve(game: pyspiel.Game | str, algorithm: str = "dcfr", iterations: int | N
     Stops after `iterations`, when the exploitability (checked every `eval_every` iterations)
     is <= `target_exploitability`, or after `time_limit` seconds. `checkpoint(state)` is called
     every `checkpoint_every` iterations and at the end; `resume=state` continues from one.
-    `on_progress(iteration, seconds, exploitability)` is called at each evaluation. `tree` skips
+    `on_progress(iteration, seconds, exploitability)` is called at each evaluation,
+    `on_iteration(iteration, seconds)` after each run of iterations between stops. `tree` skips
     compilation (it must be the compiled tree of `game`).
     """
     validate_stopping(iterations, target_exploitability, time_limit, eval_every, checkpoint_every)
@@ -141,7 +143,7 @@ def solve(game: pyspiel.Game | str, algorithm: str = "dcfr", iterations: int | N
         engine, evaluate, algorithm=algorithm, iterations=iterations,
         target_exploitability=target_exploitability, time_limit=time_limit,
         eval_every=eval_every, checkpoint=checkpoint, checkpoint_every=checkpoint_every,
-        progress=progress, on_progress=on_progress,
+        progress=progress, on_progress=on_progress, on_iteration=on_iteration,
         start_seconds=resume.seconds if resume is not None else 0.0)
     average = engine.average_policy_array()
     state = engine.state(seconds)

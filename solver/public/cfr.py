@@ -522,6 +522,7 @@ def solve_public(game, algorithm: str = "dcfr", iterations: int | None = None,
                  eval_every: int = 10, checkpoint: Callable[[SolverState], None] | None = None,
                  checkpoint_every: int = 100, progress: bool = True,
                  on_progress: Callable[[int, float, float], None] | None = None,
+                 on_iteration: Callable[[int, float], None] | None = None,
                  seed: int | None = None, resume: SolverState | None = None, cache: bool = True,
                  alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0) -> SolveResult:
     """`solver.cfr.solve` for Le Truc on the public tree (same stopping rules, checkpoints and
@@ -536,7 +537,7 @@ def solve_public(game, algorithm: str = "dcfr", iterations: int | None = None,
         engine, engine.exploitability, algorithm=algorithm, iterations=iterations,
         target_exploitability=target_exploitability, time_limit=time_limit,
         eval_every=eval_every, checkpoint=checkpoint, checkpoint_every=checkpoint_every,
-        progress=progress, on_progress=on_progress,
+        progress=progress, on_progress=on_progress, on_iteration=on_iteration,
         start_seconds=resume.seconds if resume is not None else 0.0)
     state = engine.state(seconds)
     if checkpoint is not None:
