@@ -107,8 +107,8 @@ def bench_game(game_string: str, iterations: int, target: float) -> dict:
 
 def time_public_cfr_plus(game, iterations: int) -> dict:
     """CFR+ iterations per second of the public-tree engine (`solver.public.cfr`, best of
-    REPEATS, after one warm-up iteration that compiles its recursive kernels) and the
-    exploitability reached."""
+    REPEATS, after one warm-up iteration that loads its kernels from numba's cache, or
+    compiles them) and the exploitability reached."""
     from solver.public.cfr import PublicSolver
     from solver.public.tree import build_play_tree
 

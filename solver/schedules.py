@@ -1,6 +1,7 @@
-"""The CFR variants as per-iteration scalars for the one update kernel (`solver.history._kernels`).
+"""The CFR variants as per-iteration scalars for the one row update of both engines
+(`solver._update`, used by `solver.history._kernels` and `solver.public._kernels`).
 
-At iteration t (from 1) the kernel computes, per information state action,
+At iteration t (from 1) the update computes, per information state action,
     R_t = R_{t-1} * (positive_discount if R_{t-1} > 0 else negative_discount) + r_t,
     R_t = max(R_t, 0) if floor_regret,
     S_t = S_{t-1} * policy_discount + policy_weight * own_reach * policy_t,

@@ -14,7 +14,7 @@ from solver.history.best_response import best_response_value, policy_value
 from solver.history.cfr import solve
 from solver.history.policy import AveragePolicy
 from solver.history.tree import compile_game
-from solver.public.cfr import Deals, PublicSolver, solve_public
+from solver.public.cfr import Deals, PublicSolver, solve_public, walk_of
 from solver.public.tree import build_play_tree
 from solver.registry import load_game
 from solver.schedules import make_schedule
@@ -65,7 +65,7 @@ def test_play_tree_rows_are_the_information_states(game_string):
     assert list(play.table_size) == list(actions.astype(int))
 
 
-@pytest.mark.parametrize("algorithm", ["dcfr", "cfr+", "cfr"])
+@pytest.mark.parametrize("algorithm", ["dcfr", "cfr+", "cfr", "lcfr", "pcfr+"])
 def test_lock_step_with_the_history_engine_without_redeal(algorithm):
     """The same exploitability after every one of the first 30 iterations. (Not the same game
     value: exactly tied actions, such as folding or playing into a certain loss, get values
@@ -80,6 +80,57 @@ def test_lock_step_with_the_history_engine_without_redeal(algorithm):
         list(range(1, 31))
     np.testing.assert_allclose([row[2] for row in public.curve],
                                [row[2] for row in history.curve], rtol=0, atol=1e-9)
+
+
+def test_pcfr_plus_converges_with_the_redeal():
+    """Predictive CFR+ with the redeal talk's rows too (the lock-step test above pins the play
+    tree's to the history engine)."""
+    result = solve_public(load_game(REDEAL), algorithm="pcfr+", target_exploitability=1e-4,
+                          iterations=500, eval_every=10, progress=False)
+    assert result.exploitability <= 1e-4
+
+
+def test_the_walk_is_the_depth_first_order():
+    """`walk_of`: each step's depth and edge from its parent, the step after its subtree, the
+    nodes with a terminal child, against a recursive walk of the tree."""
+    tree = build_play_tree(load_game(REDEAL))
+    walk = walk_of(tree)
+    expected = {}  # node -> (depth, edge into it, one past its subtree's last node)
+
+    def visit(node, depth, edge):
+        end = node + 1
+        for e in range(tree.child_start[node], tree.child_start[node + 1]):
+            end = visit(int(tree.child[e]), depth + 1, e)
+        expected[node] = (depth, edge, end)
+        return end
+
+    visit(0, 0, -1)
+    decision = list(np.flatnonzero(tree.node_player >= 0))
+    assert list(walk.decision) == decision
+    for k, node in enumerate(decision):
+        depth, edge, end = expected[node]
+        assert (walk.step_depth[k], walk.step_edge[k]) == (depth, edge)
+        assert walk.after[k] == len([n for n in decision if n < end])
+    children = [tree.child[tree.child_start[n]:tree.child_start[n + 1]]
+                for n in range(tree.num_nodes)]
+    assert list(walk.node_terminal) == [int(any(tree.node_player[c] < 0 for c in kids))
+                                        for kids in children]
+
+
+def test_kernels_are_cached_and_exact():
+    """Every kernel of the public engine and of the shared update is cached on disk (a new
+    process loads them instead of compiling them) and none uses fastmath."""
+    from numba.core.registry import CPUDispatcher
+
+    from solver import _update
+    from solver.public import _kernels
+
+    found = [obj for module in (_kernels, _update) for obj in vars(module).values()
+             if isinstance(obj, CPUDispatcher)]
+    assert len(found) > 10
+    for kernel in found:
+        assert kernel.stats.cache_path is not None, kernel
+        assert not kernel.targetoptions.get("fastmath"), kernel
 
 
 @pytest.mark.parametrize("game_string, algorithm", [
@@ -135,18 +186,23 @@ def test_deal_weights_are_probabilities():
                                atol=1e-15)
 
 
-def test_state_round_trip_continues_the_same_run():
+@pytest.mark.parametrize("algorithm", ["dcfr", "pcfr+"])
+def test_state_round_trip_continues_the_same_run(algorithm):
+    """(PCFR+'s state also carries its predictions, the last instantaneous regrets.)"""
     game = load_game(REDEAL)
-    straight = PublicSolver(game, make_schedule("dcfr"))
+    straight = PublicSolver(game, make_schedule(algorithm))
     straight.iterate(12)
-    first = PublicSolver(game, make_schedule("dcfr"))
+    first = PublicSolver(game, make_schedule(algorithm))
     first.iterate(5)
-    resumed = PublicSolver(game, make_schedule("dcfr"), state=first.state(1.0))
+    resumed = PublicSolver(game, make_schedule(algorithm), state=first.state(1.0))
     resumed.iterate(7)
     end, expected = resumed.state(0.0), straight.state(0.0)
     assert end.iteration == 12
     np.testing.assert_array_equal(end.cumulative_regret, expected.cumulative_regret)
     np.testing.assert_array_equal(end.cumulative_policy, expected.cumulative_policy)
+    np.testing.assert_array_equal(end.current_policy, expected.current_policy)
+    assert end.current_policy.size == (end.cumulative_regret.size if algorithm == "pcfr+"
+                                       else 0)
 
 
 @pytest.mark.parametrize("game_string, message", [
@@ -179,8 +235,8 @@ def test_cli_public_engine_end_to_end(tmp_path, capsys):
     assert cli.main(["chart", str(out), "--kind", "tables"]) == 0
     assert (out / "charts" / "tables" / "strategy-redeal_ask.md").exists()
     assert cli.main(["solve", REDEAL, "--engine", "public", "--algorithm", "pcfr+",
-                     "--iterations", "1", "--quiet", "--out", str(tmp_path / "x")]) == 2
-    assert "public-tree engine runs" in capsys.readouterr().err
+                     "--iterations", "3", "--quiet", "--out", str(tmp_path / "x")]) == 0
+    assert json.loads((tmp_path / "x" / "summary.json").read_text())["algorithm"] == "pcfr+"
 
 
 def test_auto_engine_takes_the_public_tree_only_where_the_history_tree_is_too_big():

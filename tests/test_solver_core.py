@@ -148,3 +148,25 @@ def test_policy_for_another_game_is_rejected():
     kuhn_result = solver.solve(KUHN, "cfr", iterations=2, progress=False, cache=False)
     with pytest.raises(ValueError, match="is for game 'kuhn_poker"):
         solver.exploitability(LEDUC, kuhn_result.average_policy, cache=False)
+
+
+def test_the_shared_row_update_and_regret_matching():
+    """`solver._update`, the one row update and regret matching of both engines, on one row
+    by hand: discounts by sign, instantaneous regret, floor, average sums; regret matching on
+    the positive part (plus the prediction), uniform where nothing is positive."""
+    from solver._update import regret_matching, update_row
+
+    regret, average = np.array([0.0, 2.0, -4.0, 1.0]), np.array([0.0, 1.0, 1.0, 1.0])
+    instant, policy = np.array([9.0, 1.0, 1.0, -2.0]), np.array([9.0, 0.5, 0.25, 0.25])
+    update_row(regret, average, 1, instant, policy, 1, 3, 2.0, 0.5, 0.25, False, 0.5)
+    np.testing.assert_array_equal(regret, [0.0, 2.0, 0.0, -1.5])
+    np.testing.assert_array_equal(average, [0.0, 1.5, 1.0, 1.0])
+    update_row(regret, average, 1, instant, policy, 1, 3, 0.0, 1.0, 1.0, True, 1.0)
+    np.testing.assert_array_equal(regret, [0.0, 3.0, 1.0, 0.0])
+    out = np.full(5, -1.0)
+    regret_matching(regret, instant, False, 1, 3, out, 2)
+    np.testing.assert_array_equal(out, [-1.0, -1.0, 0.75, 0.25, 0.0])
+    regret_matching(regret, -instant, True, 1, 3, out, 0)
+    np.testing.assert_array_equal(out[:3], [0.5, 0.0, 0.5])
+    regret_matching(np.array([-1.0, 0.0, -3.0]), instant, False, 0, 3, out, 0)
+    np.testing.assert_array_equal(out[:3], [1 / 3, 1 / 3, 1 / 3])

@@ -3,7 +3,7 @@
 tree.
 
 Per copy of the play tree (keep, decline, agree) one joint pass records every row's reach (the
-actor's own, and chance x the opponent's: `solver.public._kernels.joint_pass`), and value
+actor's own, and chance x the opponent's: `solver.public.cfr.Passes.joint`), and value
 passes record every row's counterfactual value in points and in win probability (a void hand
 one half). A row's probability of being reached is own x chance-and-opponent; its EV is the
 counterfactual value over the chance-and-opponent weight; a bet's equity is the bettor's win
@@ -95,30 +95,24 @@ class BranchStats:
     def __init__(self, solver: PublicSolver, branch: str, reach: tuple, coupling: np.ndarray):
         tree = solver.tree
         tables = solver.tables[branch]
-        self.average = tables.average
+        self.average = [tables.average_of(0), tables.average_of(1)]
         rows = [tree.num_rows(0), tree.num_rows(1)]
         self.own = np.zeros((2, max(rows)))
         self.chance = np.zeros((2, max(rows)))
-        kernels.joint_pass(0, reach[0], reach[1], *tree.kernel_arrays(), tables.average[0],
-                           tables.average[1], kernels.AVERAGE, np.zeros((0, 0)), coupling,
-                           np.ascontiguousarray(coupling.T), self.own, self.chance)
-        arrays = tree.kernel_arrays()
-        win_arrays = (arrays[0], 0.5 * np.sign(tree.node_payoff)) + arrays[2:]
+        solver.passes.joint(reach[0], reach[1], tables, kernels.AVERAGE, coupling=coupling,
+                            own_out=self.own, chance_out=self.chance)
+        win_payoff = 0.5 * np.sign(tree.node_payoff)
         self.value, self.win, self.root_values = [], [], []
         for player in (0, 1):
-            oriented = coupling if player == 0 else np.ascontiguousarray(coupling.T)
             values, wins = np.zeros(rows[player]), np.zeros(rows[player])
-            self.root_values.append(self._expect(player, reach, arrays, tables, oriented, values))
-            self._expect(player, reach, win_arrays, tables, oriented, wins)
+            # the player's values at the root under the average policies; every row's recorded
+            self.root_values.append(solver.passes.expectation(
+                player, reach[player], reach[1 - player], coupling, tables, kernels.AVERAGE,
+                values))
+            solver.passes.expectation(player, reach[player], reach[1 - player], coupling, tables,
+                                      kernels.AVERAGE, wins, win_payoff)
             self.value.append(values)
             self.win.append(wins)
-
-    @staticmethod
-    def _expect(player, reach, tree_arrays, tables, coupling, record) -> np.ndarray:
-        """The player's values at the root under the average policies; every row's in `record`."""
-        return kernels.visit(0, player, reach[player], reach[1 - player], *tree_arrays,
-                             *tables.kernel_arrays(), coupling, kernels.EXPECT, kernels.AVERAGE,
-                             np.zeros(6), record)
 
 
 def _row_layout(tree, node: int, player: int):

@@ -8,7 +8,8 @@ OpenSpiel's `_CFRSolverBase(alternating_updates=True)`. Each player update is a 
 children) of the others' reach, the player's own reach per information state along his previous
 information states, a backward value pass (children before parents; player 0's values, the zero-sum
 sign applied to regrets) that accumulates the instantaneous counterfactual regrets, and one update
-kernel over the player's information states that every variant shares, fed per-iteration scalars by
+kernel over the player's information states that every variant shares (the row update and regret
+matching of `solver._update`, the public engine's too), fed per-iteration scalars by
 `solver.schedules`:
 
     R <- R * (positive_discount if R > 0 else negative_discount) + r ;  R <- max(R, 0) if floor
@@ -36,6 +37,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 from numba.typed import Dict
+
+from solver._update import update_row
 
 CHANCE = -1
 TERMINAL = -4
@@ -130,42 +133,28 @@ def regret_value_pass(internal, child_start, actor, prob_base, prob, player, rea
                 instant_regret[base + child] += weight * (value[child] - total)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def update_player(player_infosets, infoset_action_start, instant_regret, cumulative_regret,
                   cumulative_policy, current_policy, infoset_own_reach, positive_discount,
                   negative_discount, floor_regret, policy_discount, policy_weight, predictive):
-    """The one update kernel of every variant, over one player's information states
-    (`player_infosets` int64, ascending), in one sweep of their actions.
+    """The one update of every variant over one player's information states
+    (`player_infosets` int64, ascending): `solver._update.update_row`, ending with regret
+    matching for the new current policy.
 
     Consumes `instant_regret` (reset to zero); with `predictive` it is also the prediction of
-    the next iteration's regret. The new current policy is regret matching on
-    max(R + prediction, 0), uniform where no action is positive (as OpenSpiel's
-    `_regret_matching`).
+    the next iteration's regret: the new current policy is regret matching on
+    max(R + prediction, 0), uniform where no action is positive. (No reference counting: it
+    allocates nothing, and the inlined row update would otherwise count a reference to each
+    of its arrays per information state.)
     """
-    prediction_scale = 1.0 if predictive else 0.0
     for infoset in player_infosets:
         start = infoset_action_start[infoset]
-        end = infoset_action_start[infoset + 1]
-        reach = policy_weight * infoset_own_reach[infoset]
-        total = 0.0
-        for a in range(start, end):
-            regret = cumulative_regret[a]
-            regret *= positive_discount if regret > 0.0 else negative_discount
-            regret += instant_regret[a]
-            if floor_regret and regret < 0.0:
-                regret = 0.0
-            cumulative_regret[a] = regret
-            cumulative_policy[a] = cumulative_policy[a] * policy_discount + reach * current_policy[a]
-            positive = max(regret + prediction_scale * instant_regret[a], 0.0)
-            current_policy[a] = positive
-            total += positive
-            instant_regret[a] = 0.0
-        if total > 0.0:
-            for a in range(start, end):
-                current_policy[a] /= total
-        else:
-            for a in range(start, end):
-                current_policy[a] = 1.0 / (end - start)
+        update_row(cumulative_regret, cumulative_policy, start, instant_regret, current_policy,
+                   start, infoset_action_start[infoset + 1] - start,
+                   policy_weight * infoset_own_reach[infoset], positive_discount,
+                   negative_discount, floor_regret, policy_discount, True, predictive)
+    for a in range(instant_regret.shape[0]):  # only the player's regrets were not zero
+        instant_regret[a] = 0.0
 
 
 @njit(cache=True)

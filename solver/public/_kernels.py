@@ -1,370 +1,575 @@
-"""Numba kernels of the public-tree engine: one recursive pass over a `solver.public.tree.PlayTree`.
+"""Numba passes of the public-tree engine over a `solver.public.tree.PlayTree`.
 
-`visit` walks the public tree depth-first with two vectors, the updating player p's own reach
-over his list and the opponent q's reach over his, and returns p's counterfactual values over
-his list (Zinkevich et al. 2007 in the vector form of Johanson et al. 2011). Chance and card
-removal live in one coupling matrix `coupling[p's full hand, q's full hand]`: the probability
-of that deal (times whatever the branch above contributes). Payoffs depend on the public state
-only, so all terminal children of a node are collected by one product with the coupling:
-at p's nodes the terminals share q's reach; at q's nodes their payoffs are folded into q's
-reach first (linearity). A played card never changes a player's full hand, so values computed
-in the parent's lists serve its card children.
+A value pass walks the public tree depth-first with two vectors, the player p's own reach over
+his list and the opponent q's reach over his, and gives p's counterfactual values over his list
+(Zinkevich et al. 2007 in the vector form of Johanson et al. 2011). Chance and card removal
+live in one coupling matrix `coupling[p's full hand, q's full hand]`: the probability of that
+deal (times whatever the branch above contributes). Payoffs depend on the public state only,
+so all terminal children of a node are collected by one product with the coupling: at p's
+nodes the terminals share q's reach; at q's nodes their payoffs are folded into q's reach
+first (linearity). A played card never changes a player's full hand, so values computed in
+the parent's lists serve its card children.
 
-Modes: UPDATE runs one CFR-family update of p's rows (the scalars of `solver.schedules.Step`,
-policies by regret matching on the stored regrets, as `solver.history._kernels.update_player`),
-BEST_RESPONSE takes p's best action against q's average policy, EXPECT evaluates p's values
-with both policies from `source` (CURRENT: regret matching; AVERAGE: normalised sums).
-`joint_pass` carries both reaches: it accumulates player 0's payoff x both reaches into a
-[hand0, hand1] matrix (game values) and records the reach of every row (strategy tables).
+The walk is a loop, not a recursion: nodes are numbered depth-first, so the decision nodes in
+increasing order are the walk (`Walk.decision`). A node is *opened* when the walk reaches it
+(its reaches from its parent's, its policy, its terminal children) and *closed* when its
+subtree is done, that is when the walk reaches a node no deeper than it, or ends (its values,
+passed up into its parent's). An open node keeps everything in its depth's row of the
+preallocated `Scratch`, free again once it is closed: nothing is allocated per node. The
+arithmetic is the recursive form's, in the same order, so results are the same bits.
+
+Passes: `update_pass` runs one CFR-family update of p's rows (the `Step` scalars of
+`solver.schedules` in the row update of `solver._update`; both policies by regret matching on
+the regrets, plus the last instantaneous regrets for predictive variants), `update_iterations`
+alternates them over many iterations in one call, `best_response_pass` takes p's best action
+against q's policy (subtrees q never reaches are skipped) and `expectation_pass` evaluates p's
+values with both policies from one table, recording every row's value. `joint_pass` carries
+both reaches: it accumulates player 0's payoff x both reaches into a [hand0, hand1] matrix
+(game values) and records the reach of every row (strategy tables).
+
+Compilation: the passes take the tree and the scratch as two bundles (`Walk`, `Scratch`, named
+tuples of arrays), are cached on disk (`cache=True`; numba caches no recursive function), and
+the steps of the walk are `inline="always"` helpers compiled into them. The passes allocate
+nothing and run without numba's reference counting (`_nrt=False`, the option numba's own
+string kernels use): with it, every inlined helper took and dropped a reference to every array
+of the bundles it was handed, atomically, which was 60-70% of a pass.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
+
+from solver._update import regret_matching, update_row
 
 UPDATE, BEST_RESPONSE, EXPECT = 0, 1, 2
 CURRENT, AVERAGE = 0, 1
 
 
-@njit(cache=True)
-def _node_rows(n, j, node_nbet, node_card_turn, node_list, list_start, entry_nd, entry_before):
-    """(first entry, entries, betting columns, card columns?, table size) of j's rows at n."""
-    lst = node_list[n, j]
-    first = list_start[lst]
-    count = list_start[lst + 1] - first
-    nbet = node_nbet[n]
-    cards = node_card_turn[n]
-    size = count * nbet
-    if cards and count > 0:
-        size += entry_before[first + count - 1] + entry_nd[first + count - 1]
-    return first, count, nbet, cards, size
+class Walk(NamedTuple):
+    """A play tree as the passes read it: the arrays of `PlayTree` (see there) with the two
+    players' tables joined, and the depth-first walk."""
+
+    node_player: np.ndarray  # int8 [nodes]: the actor, -1 at terminals
+    node_payoff: np.ndarray  # float64 [nodes]: player 0's payoff at terminals
+    child_start: np.ndarray  # int64 [nodes + 1]
+    child: np.ndarray  # int32 [edges]
+    node_nbet: np.ndarray  # int8 [nodes]
+    node_card_turn: np.ndarray  # int8 [nodes]
+    node_list: np.ndarray  # int32 [nodes, 2]
+    node_table: np.ndarray  # int64 [nodes]: the actor's first entry in his table
+    edge_map: np.ndarray  # int32 [edges, 2]
+    list_start: np.ndarray  # int64 [lists + 1]
+    entry_hand: np.ndarray  # int32 [entries]
+    entry_nd: np.ndarray  # int8 [entries]
+    entry_before: np.ndarray  # int32 [entries]
+    map_start: np.ndarray  # int64 [maps + 1]
+    map_src: np.ndarray  # int32 [pairs]
+    map_dst: np.ndarray  # int32 [pairs]
+    map_slot: np.ndarray  # int8 [pairs]
+    node_row: np.ndarray  # int64 [nodes]
+    table_offset: np.ndarray  # int64 [2]: each player's first entry in the joined table
+    #                           (player 0's table, then player 1's)
+    node_terminal: np.ndarray  # int8 [nodes]: 1 where a child is a terminal
+    decision: np.ndarray  # int64 [k]: the decision nodes, ascending: the walk's steps
+    step_depth: np.ndarray  # int64 [k]: per step, the number of nodes above its node
+    step_edge: np.ndarray  # int64 [k]: per step, the edge into its node (-1 at the root)
+    after: np.ndarray  # int64 [k]: per step, the step after its node's subtree
+
+
+class Scratch(NamedTuple):
+    """Per-depth work arrays of a pass (depths: the walk's deepest decision node + 1; entries:
+    the longest list; width: the most table entries of one node)."""
+
+    node: np.ndarray  # int64 [depths]: the open node at each depth
+    edge: np.ndarray  # int64 [depths]: the edge into it
+    reach: np.ndarray  # float64 [depths, 2, entries]: each player's reach over his list
+    values: np.ndarray  # float64 [depths, entries]: p's values over his list
+    gather: np.ndarray  # float64 [depths, entries]: a weight over the other player's list
+    #                     (at q's nodes, and in the joint pass, the terminal weight)
+    policy: np.ndarray  # float64 [depths x width]: the actor's rows (depth d's from d x width)
+    action_values: np.ndarray  # float64 [depths x width]: p's action values, then his
+    #                            instantaneous regrets after an update
 
 
 @njit(cache=True)
-def _policy(table, base, first, count, nbet, cards, size, entry_nd, entry_before, source):
-    """The node's rows as probabilities: regret matching (CURRENT) or normalised sums."""
-    pol = np.empty(size)
-    for x in range(count):
-        start = x * nbet + (entry_before[first + x] if cards else 0)
-        width = nbet + (entry_nd[first + x] if cards else 0)
-        total = 0.0
-        for a in range(start, start + width):
-            v = table[base + a]
-            if source == CURRENT and v < 0.0:
-                v = 0.0
-            pol[a] = v
-            total += v
-        for a in range(start, start + width):
-            pol[a] = pol[a] / total if total > 0.0 else 1.0 / width
-    return pol
-
-
-@njit(cache=True)
-def _couple(coupling, hands_p, first_p, count_p, hands_q, first_q, count_q, reach_q, out, scale):
-    """out[x] += scale * sum_y coupling[hand(x), hand(y)] * reach_q[y]."""
-    for y in range(count_q):
-        weight = reach_q[y]
-        if weight == 0.0:
-            continue
-        weight *= scale
-        column = hands_q[first_q + y]
-        for x in range(count_p):
-            out[x] += coupling[hands_p[first_p + x], column] * weight
-
-
-@njit(cache=False)  # numba cannot reload recursive functions from its cache
-def visit(n, p, reach_p, reach_q, node_player, node_payoff, child_start, child, node_nbet,
-          node_card_turn, node_list, node_table, edge_map, list_start, entry_hand, entry_nd,
-          entry_before, map_start, map_src, map_dst, map_slot, node_row, regret0, regret1, avg0,
-          avg1, coupling, mode, source, steps, record):
-    """p's counterfactual values over his list at decision node n (see the module docstring).
-
-    steps float64 [6]: positive and negative regret discounts, floor (0/1), policy discount,
-    policy weight, unused (the fields of `solver.schedules.Step`). With a non-empty `record`,
-    p's values at each of his nodes are also written to record[node_row[node] + entry]."""
-    q = 1 - p
-    j = node_player[n]
-    first_p, count_p, _, _, _ = _node_rows(n, p, node_nbet, node_card_turn, node_list,
-                                           list_start, entry_nd, entry_before)
-    first_q, count_q, _, _, _ = _node_rows(n, q, node_nbet, node_card_turn, node_list,
-                                           list_start, entry_nd, entry_before)
-    values = np.zeros(count_p)
-    if mode != UPDATE:
-        live = False
-        for y in range(count_q):
-            if reach_q[y] != 0.0:
-                live = True
-                break
-        if not live:
-            return values
-    first, count, nbet, cards, size = _node_rows(n, j, node_nbet, node_card_turn, node_list,
-                                                 list_start, entry_nd, entry_before)
-    base = node_table[n]
-    table = (regret0 if j == 0 else regret1)
-    sums = (avg0 if j == 0 else avg1)
-    policy_source = source
-    if mode == UPDATE or (mode == BEST_RESPONSE and j == p):
-        policy_source = CURRENT
-    if mode == BEST_RESPONSE and j == q:
-        policy_source = AVERAGE
-    pol = _policy(sums if policy_source == AVERAGE else table, base, first, count, nbet, cards,
-                  size, entry_nd, entry_before, policy_source)
-    sign = 1.0 if p == 0 else -1.0
-    if j == p:
-        action_values = np.zeros(size)
-        shared = np.zeros(0)
+def walk_order(node_player, child_start, child, decision, node_terminal, step_depth, step_edge,
+               after):
+    """Fill `Walk`'s node_terminal (int8 [nodes]), step_depth, step_edge and after (int64 [k])
+    from the tree and `decision` (int64 [k], its decision nodes ascending)."""
+    nodes = node_player.shape[0]
+    depth = np.zeros(nodes, dtype=np.int64)
+    edge = np.full(nodes, -1, dtype=np.int64)
+    for n in range(nodes):
+        node_terminal[n] = 0
         for e in range(child_start[n], child_start[n + 1]):
+            depth[child[e]] = depth[n] + 1
+            edge[child[e]] = e
             if node_player[child[e]] < 0:
-                shared = np.zeros(count_p)
-                _couple(coupling, entry_hand, first_p, count_p, entry_hand, first_q, count_q,
-                        reach_q, shared, 1.0)
-                break
-        for e in range(child_start[n], child_start[n + 1]):
-            c = child[e]
-            column = e - child_start[n]
-            terminal = node_player[c] < 0
-            payoff = sign * node_payoff[c]
-            if column < nbet:
-                if terminal:
-                    for x in range(count):
-                        action_values[_row(x, nbet, cards, first, entry_before) + column] = \
-                            payoff * shared[x]
-                    continue
-                child_reach = _bet_reach(reach_p, pol, column, count, nbet, cards, first,
-                                         entry_before)
-                child_values = visit(c, p, child_reach, reach_q, node_player, node_payoff,
-                                     child_start, child, node_nbet, node_card_turn, node_list,
-                                     node_table, edge_map, list_start, entry_hand, entry_nd,
-                                     entry_before, map_start, map_src, map_dst, map_slot,
-                                     node_row, regret0, regret1, avg0, avg1, coupling, mode,
-                                     source, steps, record)
-                for x in range(count):
-                    action_values[_row(x, nbet, cards, first, entry_before) + column] = \
-                        child_values[x]
-                continue
-            own_map = edge_map[e, 0]
-            if terminal:
-                for m in range(map_start[own_map], map_start[own_map + 1]):
-                    x = map_src[m]
-                    action_values[_row(x, nbet, cards, first, entry_before) + nbet
-                                  + map_slot[m]] = payoff * shared[x]
-                continue
-            child_reach, child_reach_q = _card_reaches(
-                c, p, own_map, edge_map[e, 1], reach_p, reach_q, pol, nbet, cards, first,
-                entry_before, node_list, list_start, map_start, map_src, map_dst, map_slot)
-            child_values = visit(c, p, child_reach, child_reach_q, node_player, node_payoff,
-                                 child_start, child, node_nbet, node_card_turn, node_list,
-                                 node_table, edge_map, list_start, entry_hand, entry_nd,
-                                 entry_before, map_start, map_src, map_dst, map_slot, node_row,
-                                 regret0, regret1, avg0, avg1, coupling, mode, source, steps,
-                                 record)
-            for m in range(map_start[own_map], map_start[own_map + 1]):
-                x = map_src[m]
-                action_values[_row(x, nbet, cards, first, entry_before) + nbet + map_slot[m]] = \
-                    child_values[map_dst[m]]
-        _combine(values, action_values, pol, reach_p, count, nbet, cards, first, entry_nd,
-                 entry_before, mode, table, sums, base, steps)
-        if record.shape[0] > 0:
-            record[node_row[n]:node_row[n] + count] = values
-        return values
-    terminal_weight = np.zeros(count_q)
-    any_terminal = False
-    for e in range(child_start[n], child_start[n + 1]):
-        c = child[e]
-        column = e - child_start[n]
-        if node_player[c] < 0:
-            any_terminal = True
-            _add_terminal_weight(terminal_weight, sign * node_payoff[c], pol, column,
-                                 edge_map[e, 0], count, nbet, cards, first, entry_before,
-                                 map_start, map_src, map_slot)
-            continue
-        if column < nbet:
-            child_reach = _bet_reach(reach_q, pol, column, count, nbet, cards, first,
-                                     entry_before)
-            child_values = visit(c, p, reach_p, child_reach, node_player, node_payoff,
-                                 child_start, child, node_nbet, node_card_turn, node_list,
-                                 node_table, edge_map, list_start, entry_hand, entry_nd,
-                                 entry_before, map_start, map_src, map_dst, map_slot, node_row,
-                                 regret0, regret1, avg0, avg1, coupling, mode, source, steps,
-                                 record)
-            values += child_values
-            continue
-        other_map = edge_map[e, 1]
-        child_reach, child_reach_p = _card_reaches(
-            c, q, edge_map[e, 0], other_map, reach_q, reach_p, pol, nbet, cards, first,
-            entry_before, node_list, list_start, map_start, map_src, map_dst, map_slot)
-        child_values = visit(c, p, child_reach_p, child_reach, node_player, node_payoff,
-                             child_start, child, node_nbet, node_card_turn, node_list,
-                             node_table, edge_map, list_start, entry_hand, entry_nd,
-                             entry_before, map_start, map_src, map_dst, map_slot, node_row,
-                             regret0, regret1, avg0, avg1, coupling, mode, source, steps, record)
-        for m in range(map_start[other_map], map_start[other_map + 1]):
-            values[map_src[m]] += child_values[map_dst[m]]
-    if any_terminal:
-        for y in range(count_q):
-            terminal_weight[y] *= reach_q[y]
-        _couple(coupling, entry_hand, first_p, count_p, entry_hand, first_q, count_q,
-                terminal_weight, values, 1.0)
-    return values
+                node_terminal[n] = 1
+    for k in range(decision.shape[0]):
+        step_depth[k] = depth[decision[k]]
+        step_edge[k] = edge[decision[k]]
+    end = edge  # from here: one past the last node of each subtree (children come first)
+    for n in range(nodes - 1, -1, -1):
+        last = child_start[n + 1]
+        end[n] = n + 1 if last == child_start[n] else end[child[last - 1]]
+    for k in range(decision.shape[0]):
+        after[k] = np.searchsorted(decision, end[decision[k]])
 
 
-@njit(cache=True)
-def _row(x, nbet, cards, first, entry_before):
-    return x * nbet + (entry_before[first + x] if cards else 0)
+# --- shared steps of the walk ------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _list(walk, n, player):
+    """(first entry, entries) of `player`'s list at n."""
+    lst = walk.node_list[n, player]
+    first = walk.list_start[lst]
+    return first, walk.list_start[lst + 1] - first
 
 
-@njit(cache=True)
-def _list_size(n, player, node_list, list_start):
-    if node_list[n, 0] < 0:  # a terminal: its lists are the parent's (unused)
-        return 0
-    lst = node_list[n, player]
-    return list_start[lst + 1] - list_start[lst]
+@njit(cache=True, inline="always")
+def _row(walk, first, x, nbet, cards):
+    """(first column, width) of entry x's row in a node's table."""
+    if cards:
+        return x * nbet + walk.entry_before[first + x], nbet + walk.entry_nd[first + x]
+    return x * nbet, nbet
 
 
-@njit(cache=True)
-def _bet_reach(reach, pol, column, count, nbet, cards, first, entry_before):
-    """The actor's reach after the betting action in `column`."""
-    out = np.empty(count)
+@njit(cache=True, inline="always")
+def _at(scratch, d):
+    """Where depth d's rows start in scratch.policy and scratch.action_values."""
+    return d * (scratch.policy.shape[0] // scratch.node.shape[0])
+
+
+@njit(cache=True, inline="always")
+def _node_policy(walk, scratch, n, d, table, prediction):
+    """The actor's rows at n into depth d's scratch.policy: regret matching of `table`
+    (regrets, plus `prediction` where it is not empty; or average sums: their normalisation)."""
+    first, count = _list(walk, n, walk.node_player[n])
+    nbet = walk.node_nbet[n]
+    cards = walk.node_card_turn[n] != 0
+    base = walk.node_table[n] + walk.table_offset[walk.node_player[n]]
+    at = _at(scratch, d)
+    predictive = prediction.shape[0] > 0
     for x in range(count):
-        out[x] = reach[x] * pol[_row(x, nbet, cards, first, entry_before) + column]
-    return out
+        start, width = _row(walk, first, x, nbet, cards)
+        regret_matching(table, prediction, predictive, base + start, width, scratch.policy,
+                        at + start)
 
 
-@njit(cache=True)
-def _card_reaches(c, actor, own_map, other_map, reach_actor, reach_other, pol, nbet, cards,
-                  first, entry_before, node_list, list_start, map_start, map_src, map_dst,
-                  map_slot):
-    """Both reaches in child c's lists after the actor plays a card: his entries holding it,
-    times its probability; the other's entries still possible."""
-    actor_reach = np.zeros(_list_size(c, actor, node_list, list_start))
-    for m in range(map_start[own_map], map_start[own_map + 1]):
-        x = map_src[m]
-        actor_reach[map_dst[m]] = reach_actor[x] * pol[
-            _row(x, nbet, cards, first, entry_before) + nbet + map_slot[m]]
-    other_reach = np.zeros(_list_size(c, 1 - actor, node_list, list_start))
-    for m in range(map_start[other_map], map_start[other_map + 1]):
-        other_reach[map_dst[m]] = reach_other[map_src[m]]
-    return actor_reach, other_reach
-
-
-@njit(cache=True)
-def _add_terminal_weight(weight, payoff, pol, column, own_map, count, nbet, cards, first,
-                         entry_before, map_start, map_src, map_slot):
-    """weight[x] += payoff x the actor's probability of the action ending the hand (a betting
-    column, or a card through its map)."""
+@njit(cache=True, inline="always")
+def _descend(walk, scratch, n, d, actor_reach):
+    """n's reaches (each player's, over his list at n) from its parent's, open at depth d - 1:
+    the parent's actor's times his policy (only if `actor_reach`; card edges map it and the
+    other's list)."""
+    parent = scratch.node[d - 1]
+    e = scratch.edge[d]
+    j = walk.node_player[parent]
+    o = 1 - j
+    column = e - walk.child_start[parent]
+    nbet = walk.node_nbet[parent]
+    cards = walk.node_card_turn[parent] != 0
+    up = _at(scratch, d - 1)
+    first, count = _list(walk, parent, j)
     if column < nbet:
-        for x in range(count):
-            weight[x] += payoff * pol[_row(x, nbet, cards, first, entry_before) + column]
+        if actor_reach:
+            for x in range(count):
+                start, _ = _row(walk, first, x, nbet, cards)
+                scratch.reach[d, j, x] = (scratch.reach[d - 1, j, x]
+                                          * scratch.policy[up + start + column])
+        _, count_o = _list(walk, parent, o)
+        for y in range(count_o):
+            scratch.reach[d, o, y] = scratch.reach[d - 1, o, y]
         return
-    for m in range(map_start[own_map], map_start[own_map + 1]):
-        x = map_src[m]
-        weight[x] += payoff * pol[_row(x, nbet, cards, first, entry_before) + nbet + map_slot[m]]
+    if actor_reach:
+        _, size = _list(walk, n, j)
+        for x in range(size):
+            scratch.reach[d, j, x] = 0.0
+        own = walk.edge_map[e, 0]
+        for m in range(walk.map_start[own], walk.map_start[own + 1]):
+            x = walk.map_src[m]
+            start, _ = _row(walk, first, x, nbet, cards)
+            scratch.reach[d, j, walk.map_dst[m]] = scratch.reach[d - 1, j, x] * scratch.policy[
+                up + start + nbet + walk.map_slot[m]]
+    _, size = _list(walk, n, o)
+    for y in range(size):
+        scratch.reach[d, o, y] = 0.0
+    other = walk.edge_map[e, 1]
+    for m in range(walk.map_start[other], walk.map_start[other + 1]):
+        scratch.reach[d, o, walk.map_dst[m]] = scratch.reach[d - 1, o, walk.map_src[m]]
 
 
-@njit(cache=True)
-def _combine(values, action_values, pol, reach_p, count, nbet, cards, first, entry_nd,
-             entry_before, mode, table, sums, base, steps):
-    """p's value per row (expected, or the best action's) and, in UPDATE mode, the update."""
-    positive_discount, negative_discount = steps[0], steps[1]
-    floor_regret = steps[2] != 0.0
-    policy_discount, policy_weight = steps[3], steps[4]
+@njit(cache=True, inline="always")
+def _couple(walk, coupling, n, p, d, weight, out, accumulate):
+    """out[d, x] (+)= sum_y coupling[hand(x), hand(y)] x weight[d, y], x over p's list at n and
+    y over the other's (zero weights skipped); out, weight: per-depth scratch rows."""
+    first_p, count_p = _list(walk, n, p)
+    first_q, count_q = _list(walk, n, 1 - p)
+    for x in range(count_p):
+        row = walk.entry_hand[first_p + x]
+        total = out[d, x] if accumulate else 0.0
+        for y in range(count_q):
+            w = weight[d, y]
+            if w != 0.0:
+                total += coupling[row, walk.entry_hand[first_q + y]] * w
+        out[d, x] = total
+
+
+@njit(cache=True, inline="always")
+def _copy_reach(walk, scratch, n, d, player):
+    """scratch.gather[d] = the player's reach at n (open at depth d)."""
+    _, count = _list(walk, n, player)
+    for y in range(count):
+        scratch.gather[d, y] = scratch.reach[d, player, y]
+
+
+@njit(cache=True, inline="always")
+def _terminal_weight(walk, scratch, n, d, sign):
+    """scratch.gather[d] = sum over n's terminal children of sign x player 0's payoff x the
+    actor's probability of the action reaching it, over the actor's list."""
+    first, count = _list(walk, n, walk.node_player[n])
+    nbet = walk.node_nbet[n]
+    cards = walk.node_card_turn[n] != 0
+    at = _at(scratch, d)
     for x in range(count):
-        start = x * nbet + (entry_before[first + x] if cards else 0)
-        width = nbet + (entry_nd[first + x] if cards else 0)
+        scratch.gather[d, x] = 0.0
+    for e in range(walk.child_start[n], walk.child_start[n + 1]):
+        c = walk.child[e]
+        if walk.node_player[c] >= 0:
+            continue
+        payoff = sign * walk.node_payoff[c]
+        column = e - walk.child_start[n]
+        if column < nbet:
+            for x in range(count):
+                start, _ = _row(walk, first, x, nbet, cards)
+                scratch.gather[d, x] += payoff * scratch.policy[at + start + column]
+            continue
+        own = walk.edge_map[e, 0]
+        for m in range(walk.map_start[own], walk.map_start[own + 1]):
+            x = walk.map_src[m]
+            start, _ = _row(walk, first, x, nbet, cards)
+            scratch.gather[d, x] += payoff * scratch.policy[at + start + nbet + walk.map_slot[m]]
+
+
+# --- value passes ---------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _open_value(walk, scratch, mode, p, n, d, coupling, table, prediction):
+    """Open n at depth d: its policy (not p's in a best response) and its terminal children
+    (p's nodes: their action values; q's: their weight)."""
+    scratch.node[d] = n
+    j = walk.node_player[n]
+    if not (mode == BEST_RESPONSE and j == p):
+        _node_policy(walk, scratch, n, d, table, prediction)
+    sign = 1.0 if p == 0 else -1.0
+    first, count = _list(walk, n, p)
+    if j != p:
+        for x in range(count):
+            scratch.values[d, x] = 0.0
+        _terminal_weight(walk, scratch, n, d, sign)
+        return
+    nbet = walk.node_nbet[n]
+    cards = walk.node_card_turn[n] != 0
+    at = _at(scratch, d)
+    if mode != UPDATE:  # children q never reaches are skipped: their action values are zero
+        for x in range(count):
+            start, width = _row(walk, first, x, nbet, cards)
+            for a in range(at + start, at + start + width):
+                scratch.action_values[a] = 0.0
+    if not walk.node_terminal[n]:
+        return
+    _copy_reach(walk, scratch, n, d, 1 - p)
+    _couple(walk, coupling, n, p, d, scratch.gather, scratch.values, False)
+    for e in range(walk.child_start[n], walk.child_start[n + 1]):
+        c = walk.child[e]
+        if walk.node_player[c] >= 0:
+            continue
+        payoff = sign * walk.node_payoff[c]
+        column = e - walk.child_start[n]
+        if column < nbet:
+            for x in range(count):
+                start, _ = _row(walk, first, x, nbet, cards)
+                scratch.action_values[at + start + column] = payoff * scratch.values[d, x]
+            continue
+        own = walk.edge_map[e, 0]
+        for m in range(walk.map_start[own], walk.map_start[own + 1]):
+            x = walk.map_src[m]
+            start, _ = _row(walk, first, x, nbet, cards)
+            scratch.action_values[at + start + nbet + walk.map_slot[m]] = (
+                payoff * scratch.values[d, x])
+
+
+@njit(cache=True, inline="always")
+def _close_value(walk, scratch, mode, p, d, coupling, table, prediction, average, steps,
+                 record):
+    """Close the node open at depth d: p's values over his list into scratch.values[d] (at
+    his nodes: expected or best, and the update of his rows; at q's: the terminal part added),
+    recorded if `record` is not empty."""
+    n = scratch.node[d]
+    j = walk.node_player[n]
+    first, count = _list(walk, n, p)
+    if j != p:
+        if walk.node_terminal[n]:
+            _, count_q = _list(walk, n, j)
+            for y in range(count_q):
+                scratch.gather[d, y] *= scratch.reach[d, j, y]
+            _couple(walk, coupling, n, p, d, scratch.gather, scratch.values, True)
+        return
+    nbet = walk.node_nbet[n]
+    cards = walk.node_card_turn[n] != 0
+    base = walk.node_table[n] + walk.table_offset[walk.node_player[n]]
+    at = _at(scratch, d)
+    predictive = prediction.shape[0] > 0
+    for x in range(count):
+        start, width = _row(walk, first, x, nbet, cards)
         if mode == BEST_RESPONSE:
-            best = action_values[start]
-            for a in range(start + 1, start + width):
-                best = max(best, action_values[a])
-            values[x] = best
+            best = scratch.action_values[at + start]
+            for a in range(at + start + 1, at + start + width):
+                best = max(best, scratch.action_values[a])
+            scratch.values[d, x] = best
             continue
         total = 0.0
-        for a in range(start, start + width):
-            total += pol[a] * action_values[a]
-        values[x] = total
+        for a in range(at + start, at + start + width):
+            total += scratch.policy[a] * scratch.action_values[a]
+        scratch.values[d, x] = total
         if mode != UPDATE:
             continue
-        weight = policy_weight * reach_p[x]
         for a in range(start, start + width):
-            regret = table[base + a]
-            regret *= positive_discount if regret > 0.0 else negative_discount
-            regret += action_values[a] - total
-            if floor_regret and regret < 0.0:
-                regret = 0.0
-            table[base + a] = regret
-            sums[base + a] = sums[base + a] * policy_discount + weight * pol[a]
-
-
-@njit(cache=False)  # recursive, as `visit`
-def joint_pass(n, reach0, reach1, node_player, node_payoff, child_start, child, node_nbet,
-               node_card_turn, node_list, node_table, edge_map, list_start, entry_hand, entry_nd,
-               entry_before, map_start, map_src, map_dst, map_slot, node_row, table0, table1,
-               source, out, coupling0, coupling1, own_out, chance_out):
-    """Both players' reaches down n's subtree, both playing `source` policies from
-    `table0`/`table1` (regrets for CURRENT, sums for AVERAGE). Accumulates out[hand0, hand1]
-    += player 0's payoff x both reaches (if `out` is not empty) and, if `own_out` [2, rows] is
-    not empty, records at each decision node, per entry of the actor J, own_out[J, row] = his
-    own reach and chance_out[J, row] = the chance x opponent weight of reaching it
-    (couplingJ: player J's hands by the other's)."""
-    j = node_player[n]
-    first, count, nbet, cards, size = _node_rows(n, j, node_nbet, node_card_turn, node_list,
-                                                 list_start, entry_nd, entry_before)
-    first0, count0, _, _, _ = _node_rows(n, 0, node_nbet, node_card_turn, node_list,
-                                         list_start, entry_nd, entry_before)
-    first1, count1, _, _, _ = _node_rows(n, 1, node_nbet, node_card_turn, node_list,
-                                         list_start, entry_nd, entry_before)
-    pol = _policy(table0 if j == 0 else table1, node_table[n], first, count, nbet, cards, size,
-                  entry_nd, entry_before, source)
-    reach_j = reach0 if j == 0 else reach1
-    reach_o = reach1 if j == 0 else reach0
-    if own_out.shape[1] > 0:
-        row = node_row[n]
-        own_out[j, row:row + count] = reach_j
-        weight = np.zeros(count)
-        if j == 0:
-            _couple(coupling0, entry_hand, first0, count0, entry_hand, first1, count1, reach1,
-                    weight, 1.0)
-        else:
-            _couple(coupling1, entry_hand, first1, count1, entry_hand, first0, count0, reach0,
-                    weight, 1.0)
-        chance_out[j, row:row + count] = weight
-    terminal_weight = np.zeros(count)
-    any_terminal = False
-    for e in range(child_start[n], child_start[n + 1]):
-        c = child[e]
-        column = e - child_start[n]
-        if node_player[c] < 0:
-            any_terminal = True
-            _add_terminal_weight(terminal_weight, node_payoff[c], pol, column, edge_map[e, 0],
-                                 count, nbet, cards, first, entry_before, map_start, map_src,
-                                 map_slot)
-            continue
-        if column < nbet:
-            child_reach = _bet_reach(reach_j, pol, column, count, nbet, cards, first,
-                                     entry_before)
-            joint_pass(c, child_reach if j == 0 else reach_o, reach_o if j == 0 else child_reach,
-                       node_player, node_payoff, child_start, child, node_nbet, node_card_turn,
-                       node_list, node_table, edge_map, list_start, entry_hand, entry_nd,
-                       entry_before, map_start, map_src, map_dst, map_slot, node_row, table0,
-                       table1, source, out, coupling0, coupling1, own_out, chance_out)
-            continue
-        child_reach, child_other = _card_reaches(
-            c, j, edge_map[e, 0], edge_map[e, 1], reach_j, reach_o, pol, nbet, cards, first,
-            entry_before, node_list, list_start, map_start, map_src, map_dst, map_slot)
-        joint_pass(c, child_reach if j == 0 else child_other,
-                   child_other if j == 0 else child_reach, node_player, node_payoff,
-                   child_start, child, node_nbet, node_card_turn, node_list, node_table,
-                   edge_map, list_start, entry_hand, entry_nd, entry_before, map_start, map_src,
-                   map_dst, map_slot, node_row, table0, table1, source, out, coupling0,
-                   coupling1, own_out, chance_out)
-    if any_terminal and out.shape[0] > 0:
-        weighted = np.empty(count)
+            scratch.action_values[at + a] -= total
+            if predictive:
+                prediction[base + a] = scratch.action_values[at + a]
+        update_row(table, average, base + start, scratch.action_values, scratch.policy,
+                   at + start, width, steps[4] * scratch.reach[d, p, x], steps[0], steps[1],
+                   steps[2] != 0.0, steps[3])
+    if record.shape[0] > 0:
+        row = walk.node_row[n]
         for x in range(count):
-            weighted[x] = reach_j[x] * terminal_weight[x]
-        w0 = weighted if j == 0 else reach0
-        w1 = reach1 if j == 0 else weighted
-        for x in range(count0):
-            if w0[x] == 0.0:
-                continue
-            row = entry_hand[first0 + x]
-            for y in range(count1):
-                out[row, entry_hand[first1 + y]] += w0[x] * w1[y]
+            record[row + x] = scratch.values[d, x]
+
+
+@njit(cache=True, inline="always")
+def _ascend(walk, scratch, p, d):
+    """Pass the values of the node closed at depth d into its parent's, open at depth d - 1: an
+    action value at p's nodes, a sum at q's (card edges through their maps)."""
+    parent = scratch.node[d - 1]
+    e = scratch.edge[d]
+    column = e - walk.child_start[parent]
+    nbet = walk.node_nbet[parent]
+    first, count = _list(walk, parent, p)
+    if walk.node_player[parent] != p:
+        if column < nbet:
+            for x in range(count):
+                scratch.values[d - 1, x] += scratch.values[d, x]
+            return
+        other = walk.edge_map[e, 1]
+        for m in range(walk.map_start[other], walk.map_start[other + 1]):
+            scratch.values[d - 1, walk.map_src[m]] += scratch.values[d, walk.map_dst[m]]
+        return
+    cards = walk.node_card_turn[parent] != 0
+    up = _at(scratch, d - 1)
+    if column < nbet:
+        for x in range(count):
+            start, _ = _row(walk, first, x, nbet, cards)
+            scratch.action_values[up + start + column] = scratch.values[d, x]
+        return
+    own = walk.edge_map[e, 0]
+    for m in range(walk.map_start[own], walk.map_start[own + 1]):
+        x = walk.map_src[m]
+        start, _ = _row(walk, first, x, nbet, cards)
+        scratch.action_values[up + start + nbet + walk.map_slot[m]] = scratch.values[
+            d, walk.map_dst[m]]
+
+
+@njit(cache=True, inline="always")
+def _reached(walk, scratch, n, d, q):
+    """Whether q's reach at n (open at depth d) is anywhere non-zero."""
+    _, count = _list(walk, n, q)
+    for y in range(count):
+        if scratch.reach[d, q, y] != 0.0:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def _value_pass(walk, scratch, mode, p, reach_p, reach_q, coupling, table, prediction,
+                average, steps, record, out):
+    """p's values over his root list into `out` (module docstring; the public passes below)."""
+    q = 1 - p
+    for x in range(out.shape[0]):
+        out[x] = 0.0
+    for x in range(reach_p.shape[0]):
+        scratch.reach[0, p, x] = reach_p[x]
+    for y in range(reach_q.shape[0]):
+        scratch.reach[0, q, y] = reach_q[y]
+    steps_of_walk = walk.decision.shape[0]
+    top = -1  # the depth of the deepest open node
+    k = 0
+    while True:
+        n = walk.decision[k] if k < steps_of_walk else -1
+        d = walk.step_depth[k] if n >= 0 else 0  # the end closes every open node
+        while top >= d:
+            _close_value(walk, scratch, mode, p, top, coupling, table, prediction, average,
+                         steps, record)
+            if top > 0:
+                _ascend(walk, scratch, p, top)
+            else:
+                for x in range(out.shape[0]):
+                    out[x] = scratch.values[0, x]
+            top -= 1
+        if n < 0:
+            return
+        if d > 0:
+            scratch.edge[d] = walk.step_edge[k]
+            actor = walk.node_player[scratch.node[d - 1]]
+            _descend(walk, scratch, n, d, not (mode == BEST_RESPONSE and actor == p))
+        if mode != UPDATE and not _reached(walk, scratch, n, d, q):
+            k = walk.after[k]  # its values are zero
+            continue
+        _open_value(walk, scratch, mode, p, n, d, coupling, table, prediction)
+        top = d
+        k += 1
+
+
+@njit(cache=True, _nrt=False)
+def update_pass(walk, scratch, p, reach_p, reach_q, coupling, regret, prediction, average,
+                steps, out):
+    """One update of player p's rows: p's counterfactual values over his root list into `out`
+    (float64 [hands]), his rows of `regret`, `average` (float64 [joined table]) and, if not
+    empty, `prediction` updated; both players play regret matching on `regret` (+
+    `prediction`). reach_p, reach_q: float64 [hands] over the root lists; coupling float64
+    [p's hands, q's hands]; steps float64 [6]: the fields of `solver.schedules.Step`."""
+    _value_pass(walk, scratch, UPDATE, p, reach_p, reach_q, coupling, regret, prediction,
+                average, steps, out[:0], out)
+
+
+@njit(cache=True, _nrt=False)
+def update_iterations(walk, scratch, reach, coupling0, coupling1, regret, prediction, average,
+                      steps, out):
+    """len(steps) iterations of alternating updates (player 0, then player 1) of a tree played
+    on its own (no redeal talk above it): `update_pass` with both players reaching the root
+    with `reach`, couplingJ: [player J's hands, the other's]; steps float64 [iterations, 6];
+    `out` gets player 1's values of the last pass."""
+    for t in range(steps.shape[0]):
+        _value_pass(walk, scratch, UPDATE, 0, reach, reach, coupling0, regret, prediction,
+                    average, steps[t], out[:0], out)
+        _value_pass(walk, scratch, UPDATE, 1, reach, reach, coupling1, regret, prediction,
+                    average, steps[t], out[:0], out)
+
+
+@njit(cache=True, _nrt=False)
+def best_response_pass(walk, scratch, p, reach_q, coupling, average, out):
+    """p's best-response counterfactual values over his root list into `out` against q's
+    average policy (`average`: the joined sums), q reaching the root with `reach_q`."""
+    _value_pass(walk, scratch, BEST_RESPONSE, p, reach_q, reach_q, coupling, average,
+                out[:0], average, out[:0], out[:0], out)
+
+
+@njit(cache=True, _nrt=False)
+def expectation_pass(walk, scratch, p, reach_p, reach_q, coupling, table, prediction, record,
+                     out):
+    """p's counterfactual values over his root list into `out`, both players playing regret
+    matching on `table` (+ `prediction` if not empty; average sums: the average policy); with
+    a non-empty `record` (float64 [p's rows]), p's values at each of his nodes are also
+    written to record[node_row[node] + entry]."""
+    _value_pass(walk, scratch, EXPECT, p, reach_p, reach_q, coupling, table, prediction, table,
+                out[:0], record, out)
+
+
+# --- the joint pass -------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _open_joint(walk, scratch, n, d, table, prediction, coupling0, coupling1, own_out,
+                chance_out):
+    """Open n at depth d: its policy; its actor's own reach and chance x opponent weight
+    recorded if `own_out` is not empty."""
+    scratch.node[d] = n
+    _node_policy(walk, scratch, n, d, table, prediction)
+    if own_out.shape[1] == 0:
+        return
+    j = walk.node_player[n]
+    _, count = _list(walk, n, j)
+    row = walk.node_row[n]
+    for x in range(count):
+        own_out[j, row + x] = scratch.reach[d, j, x]
+    _copy_reach(walk, scratch, n, d, 1 - j)
+    _couple(walk, coupling0 if j == 0 else coupling1, n, j, d, scratch.gather, scratch.values,
+            False)
+    for x in range(count):
+        chance_out[j, row + x] = scratch.values[d, x]
+
+
+@njit(cache=True, inline="always")
+def _close_joint(walk, scratch, d, out):
+    """Close the node open at depth d: out[hand0, hand1] += player 0's payoff at its terminal
+    children x both reaches."""
+    n = scratch.node[d]
+    if out.shape[0] == 0 or not walk.node_terminal[n]:
+        return
+    j = walk.node_player[n]
+    _terminal_weight(walk, scratch, n, d, 1.0)
+    first0, count0 = _list(walk, n, 0)
+    first1, count1 = _list(walk, n, 1)
+    for x in range(count0):
+        w0 = scratch.reach[d, 0, x] * scratch.gather[d, x] if j == 0 else scratch.reach[d, 0, x]
+        if w0 == 0.0:
+            continue
+        row = walk.entry_hand[first0 + x]
+        for y in range(count1):
+            w1 = scratch.reach[d, 1, y] if j == 0 else scratch.reach[d, 1, y] * scratch.gather[d, y]
+            out[row, walk.entry_hand[first1 + y]] += w0 * w1
+
+
+@njit(cache=True, _nrt=False)
+def joint_pass(walk, scratch, reach0, reach1, table, prediction, out, coupling0, coupling1,
+               own_out, chance_out):
+    """Both players' reaches (reach0, reach1: float64 [hands] at the root) down the tree, both
+    playing regret matching on `table` (regrets, + `prediction` if not empty; or average sums).
+    Accumulates out[hand0, hand1] += player 0's payoff x both reaches (if `out` is not
+    empty) and, if `own_out` float64 [2, rows] is not empty, records at each decision node, per
+    entry of the actor J, own_out[J, row] = his own reach and chance_out[J, row] = the chance x
+    opponent weight of reaching it (couplingJ: player J's hands by the other's)."""
+    for x in range(reach0.shape[0]):
+        scratch.reach[0, 0, x] = reach0[x]
+    for y in range(reach1.shape[0]):
+        scratch.reach[0, 1, y] = reach1[y]
+    steps_of_walk = walk.decision.shape[0]
+    top = -1  # the depth of the deepest open node
+    for k in range(steps_of_walk + 1):
+        n = walk.decision[k] if k < steps_of_walk else -1
+        d = walk.step_depth[k] if n >= 0 else 0  # the end closes every open node
+        while top >= d:
+            _close_joint(walk, scratch, top, out)
+            top -= 1
+        if n < 0:
+            return
+        if d > 0:
+            scratch.edge[d] = walk.step_edge[k]
+            _descend(walk, scratch, n, d, True)
+        _open_joint(walk, scratch, n, d, table, prediction, coupling0, coupling1, own_out,
+                    chance_out)
+        top = d
+
+
+# --- the redeal talk --------------------------------------------------------------------------
+@njit(cache=True)
+def row_policies(table, prediction, predictive, width, policy):
+    """Regret matching of every row of `table` (plus `prediction` if `predictive`): float64
+    [rows x width], flat, into `policy` (same shape); average sums give the average policy."""
+    for start in range(0, table.shape[0], width):
+        regret_matching(table, prediction, predictive, start, width, policy, start)
+
+
+@njit(cache=True)
+def update_rows(regret, average, prediction, predictive, policy, action_values, width, steps):
+    """One update of rows played with `policy` (own reach one) whose actions have
+    `action_values` (float64 [rows x width], flat; overwritten by the instantaneous regrets,
+    which also become the prediction if `predictive`); steps float64 [6] as in `update_pass`."""
+    for start in range(0, regret.shape[0], width):
+        total = 0.0
+        for a in range(start, start + width):
+            total += policy[a] * action_values[a]
+        for a in range(start, start + width):
+            action_values[a] -= total
+            if predictive:
+                prediction[a] = action_values[a]
+        update_row(regret, average, start, action_values, policy, start, width, steps[4],
+                   steps[0], steps[1], steps[2] != 0.0, steps[3])

@@ -18,7 +18,13 @@ hand), since the dealer's equilibrium answer may never reach it. Nothing is assu
 result is measured: the exploitability is exact in the real game, with best responses that do
 use the set-aside hand. A best response decomposes over the responder's first hand, so after
 a redeal it is one pass of the play tree per set-aside hand, with the coupling of that hand
-(Johanson et al. 2011 for vector best responses; the CFR variants of `solver.schedules`).
+(Johanson et al. 2011 for vector best responses).
+
+The passes over a copy are the numba kernels of `solver.public._kernels` (`Passes` makes the
+tree's walk and scratch once); every CFR variant of `solver.schedules` runs, through the row
+update and regret matching the history engine shares (`solver._update`), PCFR+ (Farina, Kroer
+& Sandholm 2021, arXiv:2007.14358) with its predictions, the last instantaneous regrets, kept
+beside the regrets. Without the redeal, `iterate` runs all its iterations in one kernel call.
 
 Deal weights, isomorphic (rank classes, exact counts): with a_r, b_r, ... the counts of rank r
 in the hands dealt, P = prod_r 4! / (a_r! b_r! ... (4 - a_r - b_r - ...)!) / (C(N,k) C(N-k,k)
@@ -40,9 +46,9 @@ from solver.public.tree import PlayTree, load_play_tree
 from solver.schedules import Schedule, make_schedule
 
 ENGINE = "public_le_truc"
-ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr")  # the current policy is regret matching
-NO_RECORD = np.zeros(0)
-NO_COUPLING = np.zeros((0, 0))
+ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+")
+NOTHING = np.zeros(0)
+NO_PAIRS = np.zeros((0, 0))
 NO_ROWS = np.zeros((2, 0))
 
 BRANCHES_WITH_REDEAL = ("keep", "decline", "agree")
@@ -148,30 +154,148 @@ class Deals:
 
 @dataclasses.dataclass
 class Tables:
-    """Regret and average-policy sums of one copy of the play tree, per player."""
+    """Regret and average-policy sums of one copy of the play tree, and the last instantaneous
+    regrets (the prediction of predictive variants; empty otherwise): float64 [entries of
+    player 0 + of player 1], both players' tables joined (`PlayTree.table_size`)."""
 
-    regret: list[np.ndarray]
-    average: list[np.ndarray]
+    regret: np.ndarray
+    average: np.ndarray
+    prediction: np.ndarray
+    split: int  # player 1's first entry
 
     @classmethod
-    def zeros(cls, tree: PlayTree) -> "Tables":
-        return cls([np.zeros(int(s)) for s in tree.table_size],
-                   [np.zeros(int(s)) for s in tree.table_size])
+    def zeros(cls, tree: PlayTree, predictive: bool = False) -> "Tables":
+        size = int(tree.table_size.sum())
+        return cls(np.zeros(size), np.zeros(size), np.zeros(size if predictive else 0),
+                   int(tree.table_size[0]))
 
-    def kernel_arrays(self) -> tuple[np.ndarray, ...]:
-        return (self.regret[0], self.regret[1], self.average[0], self.average[1])
-
-
-def _regret_matching(regret: np.ndarray) -> np.ndarray:
-    positive = np.maximum(regret, 0.0)
-    total = positive.sum(axis=1, keepdims=True)
-    width = regret.shape[1]
-    return np.where(total > 0.0, positive / np.where(total > 0.0, total, 1.0), 1.0 / width)
+    def average_of(self, player: int) -> np.ndarray:
+        """The player's average sums (a view), indexed as `PlayTree.node_table`."""
+        return self.average[:self.split] if player == 0 else self.average[self.split:]
 
 
-def _normalized(sums: np.ndarray) -> np.ndarray:
-    total = sums.sum(axis=1, keepdims=True)
-    return np.where(total > 0.0, sums / np.where(total > 0.0, total, 1.0), 1.0 / sums.shape[1])
+class Passes:
+    """The numba passes of `solver.public._kernels` over one play tree, with its walk and
+    per-depth scratch made once. Reaches are over the root lists (the hand classes); a
+    coupling is [player 0's hand, player 1's hand]."""
+
+    def __init__(self, tree: PlayTree):
+        self.tree = tree
+        self.walk = walk_of(tree)
+        self.scratch = scratch_of(tree, self.walk)
+        self.hands = len(tree.hands)
+
+    def update(self, player: int, reach_p, reach_q, coupling, tables: Tables, step
+               ) -> np.ndarray:
+        """One update of the player's rows (`step`: float64 [6], `solver.schedules.Step`); his
+        counterfactual values per hand."""
+        out = np.empty(self.hands)
+        kernels.update_pass(self.walk, self.scratch, player, _vector(reach_p), _vector(reach_q),
+                            _oriented(coupling, player), tables.regret, tables.prediction,
+                            tables.average, step, out)
+        return out
+
+    def iterations(self, coupling, tables: Tables, steps: np.ndarray) -> None:
+        """len(steps) iterations (player 0's update, then player 1's) of the tree played on
+        its own, both players reaching the root with probability one."""
+        out = np.empty(self.hands)
+        kernels.update_iterations(self.walk, self.scratch, np.ones(self.hands),
+                                  _oriented(coupling, 0), _oriented(coupling, 1), tables.regret,
+                                  tables.prediction, tables.average, steps, out)
+
+    def best_response(self, player: int, reach_q, coupling, tables: Tables) -> np.ndarray:
+        """The player's best-response counterfactual values per hand against the other's
+        average policy."""
+        out = np.empty(self.hands)
+        kernels.best_response_pass(self.walk, self.scratch, player, _vector(reach_q),
+                                   _oriented(coupling, player), tables.average, out)
+        return out
+
+    def expectation(self, player: int, reach_p, reach_q, coupling, tables: Tables, source: int,
+                    record: np.ndarray = NOTHING, payoff: np.ndarray | None = None
+                    ) -> np.ndarray:
+        """The player's counterfactual values per hand with both playing `source` policies;
+        every row's in `record` if given (float64 [his rows]); `payoff` replaces player 0's
+        payoffs at terminals (float64 [nodes])."""
+        walk = self.walk if payoff is None else self.walk._replace(node_payoff=payoff)
+        table, prediction = _policy_tables(tables, source)
+        out = np.empty(self.hands)
+        kernels.expectation_pass(walk, self.scratch, player, _vector(reach_p), _vector(reach_q),
+                                 _oriented(coupling, player), table, prediction, record, out)
+        return out
+
+    def joint(self, reach0, reach1, tables: Tables, source: int, out: np.ndarray = NO_PAIRS,
+              coupling: np.ndarray = NO_PAIRS, own_out: np.ndarray = NO_ROWS,
+              chance_out: np.ndarray = NO_ROWS) -> None:
+        """Both players playing `source` policies: out[hand0, hand1] += player 0's payoff x
+        both reaches, if `out` is given; if `own_out` is, every row's own reach and chance x
+        opponent weight (`coupling` given) into own_out/chance_out float64 [2, rows]."""
+        table, prediction = _policy_tables(tables, source)
+        coupling1 = np.ascontiguousarray(coupling.T)
+        kernels.joint_pass(self.walk, self.scratch, _vector(reach0), _vector(reach1), table,
+                           prediction, out, coupling, coupling1, own_out, chance_out)
+
+
+def walk_of(tree: PlayTree) -> kernels.Walk:
+    """The tree's arrays as the passes take them, with its depth-first walk."""
+    decision = np.flatnonzero(tree.node_player >= 0).astype(np.int64)
+    node_terminal = np.zeros(tree.num_nodes, dtype=np.int8)
+    step_depth, step_edge, after = (np.zeros(decision.shape[0], dtype=np.int64)
+                                    for _ in range(3))
+    kernels.walk_order(tree.node_player, tree.child_start, tree.child, decision, node_terminal,
+                       step_depth, step_edge, after)
+    return kernels.Walk(
+        tree.node_player, tree.node_payoff, tree.child_start, tree.child, tree.node_nbet,
+        tree.node_card_turn, tree.node_list, tree.node_table, tree.edge_map, tree.list_start,
+        tree.entry_hand, tree.entry_nd, tree.entry_before, tree.map_start, tree.map_src,
+        tree.map_dst, tree.map_slot, tree.node_row,
+        np.array([0, tree.table_size[0]], dtype=np.int64), node_terminal, decision, step_depth,
+        step_edge, after)
+
+
+def scratch_of(tree: PlayTree, walk: kernels.Walk) -> kernels.Scratch:
+    """Per-depth work arrays big enough for every node of the tree."""
+    decision = walk.decision
+    depths = int(walk.step_depth.max()) + 1
+    list_size = np.diff(tree.list_start)
+    entries = int(list_size.max())
+    lists = tree.node_list[decision, tree.node_player[decision]]
+    entry_list = np.repeat(np.arange(list_size.shape[0]), list_size)
+    card_columns = np.bincount(entry_list, weights=tree.entry_nd, minlength=list_size.shape[0])
+    width = int(np.max(list_size[lists] * tree.node_nbet[decision]
+                       + np.where(tree.node_card_turn[decision] != 0, card_columns[lists], 0)))
+    return kernels.Scratch(
+        node=np.zeros(depths, dtype=np.int64), edge=np.zeros(depths, dtype=np.int64),
+        reach=np.zeros((depths, 2, entries)), values=np.zeros((depths, entries)),
+        gather=np.zeros((depths, entries)), policy=np.zeros(depths * width),
+        action_values=np.zeros(depths * width))
+
+
+def _vector(reach) -> np.ndarray:
+    return np.ascontiguousarray(reach, dtype=np.float64)
+
+
+def _oriented(coupling: np.ndarray, player: int) -> np.ndarray:
+    """The coupling [player's hand, other's hand]."""
+    return np.ascontiguousarray(coupling if player == 0 else coupling.T)
+
+
+def _policy_tables(tables: Tables, source: int) -> tuple[np.ndarray, np.ndarray]:
+    """(table, prediction) whose regret matching is the `source` policy."""
+    if source == kernels.AVERAGE:
+        return tables.average, NOTHING
+    return tables.regret, tables.prediction
+
+
+def _row_policies(table: np.ndarray, prediction: np.ndarray | None = None) -> np.ndarray:
+    """Regret matching per row of table [..., width] (plus `prediction`, same shape): the
+    current policy of regrets, the average policy of average sums."""
+    table = np.ascontiguousarray(table, dtype=np.float64)
+    policy = np.empty_like(table)
+    predictive = prediction is not None
+    kernels.row_policies(table.reshape(-1), (prediction if predictive else table).reshape(-1),
+                         predictive, table.shape[-1], policy.reshape(-1))
+    return policy
 
 
 class PublicSolver:
@@ -189,13 +313,17 @@ class PublicSolver:
         self.rules = rules
         self.schedule = schedule
         self.tree = tree if tree is not None else load_play_tree(game)
+        self.passes = Passes(self.tree)
         self.deals = Deals(rules)
         self.redeal = rules.redeal_possible(0)
         self.branches = BRANCHES_WITH_REDEAL if self.redeal else BRANCHES_WITHOUT
-        self.tables = {branch: Tables.zeros(self.tree) for branch in self.branches}
+        self.predictive = schedule.step(1).predictive
+        self.tables = {branch: Tables.zeros(self.tree, self.predictive)
+                       for branch in self.branches}
         hands = len(self.deals.hands)
         self.talk_regret = np.zeros((2, hands, 2))  # [non-dealer ask row, dealer answer row]
         self.talk_average = np.zeros((2, hands, 2))
+        self.talk_prediction = np.zeros((2, hands, 2))
         self.iteration = 0
         self.non_dealer, self.dealer = rules.non_dealer, rules.dealer
         for player in (0, 1):
@@ -209,25 +337,28 @@ class PublicSolver:
     def _flat(self, talk: np.ndarray, which: str) -> np.ndarray:
         parts = [talk.ravel()]
         for branch in self.branches:
-            parts.extend(getattr(self.tables[branch], which))
+            parts.append(getattr(self.tables[branch], which))
         return np.concatenate(parts)
 
     def _unflat(self, flat: np.ndarray, talk: np.ndarray, which: str) -> None:
-        sizes = [talk.size] + [int(s) for _ in self.branches for s in self.tree.table_size]
+        sizes = [talk.size] + [int(self.tree.table_size.sum())] * len(self.branches)
         if flat.shape != (sum(sizes),):
             raise ValueError(f"saved tables hold {flat.size} numbers, this game's public tree "
                              f"needs {sum(sizes)}; they belong to another game")
         pieces = np.split(flat, np.cumsum(sizes)[:-1])
         talk[...] = pieces[0].reshape(talk.shape)
-        for i, branch in enumerate(self.branches):
-            getattr(self.tables[branch], which)[:] = [pieces[1 + 2 * i].copy(),
-                                                      pieces[2 + 2 * i].copy()]
+        for branch, piece in zip(self.branches, pieces[1:]):
+            getattr(self.tables[branch], which)[:] = piece
 
     def state(self, seconds: float) -> SolverState:
-        """The run's state (regrets and average sums of the talk and every copy, flattened)."""
+        """The run's state (regrets and average sums of the talk and every copy, flattened;
+        in place of a current policy, the predictions of a predictive variant, else nothing:
+        the current policy is regret matching on the regrets)."""
         return SolverState(str(self.game), self.schedule.algorithm, self.iteration, seconds,
                            self._flat(self.talk_regret, "regret"),
-                           self._flat(self.talk_average, "average"), np.zeros(0))
+                           self._flat(self.talk_average, "average"),
+                           self._flat(self.talk_prediction, "prediction") if self.predictive
+                           else np.zeros(0))
 
     def _restore(self, state: SolverState) -> None:
         if state.game_string != str(self.game):
@@ -237,6 +368,8 @@ class PublicSolver:
                              f"not {self.schedule.algorithm!r}")
         self._unflat(state.cumulative_regret, self.talk_regret, "regret")
         self._unflat(state.cumulative_policy, self.talk_average, "average")
+        if self.predictive:
+            self._unflat(state.current_policy, self.talk_prediction, "prediction")
         self.iteration = state.iteration
 
     def average_policy(self) -> "PublicPolicy":
@@ -253,29 +386,19 @@ class PublicSolver:
                      self.talk_average, "average")
 
     # --- one pass ---------------------------------------------------------------------------
-    def _visit(self, branch: str, player: int, reach_p, reach_q, coupling, mode, source,
-               step) -> np.ndarray:
-        oriented = coupling if player == 0 else np.ascontiguousarray(coupling.T)
-        return kernels.visit(0, player, reach_p, reach_q, *self.tree.kernel_arrays(),
-                             *self.tables[branch].kernel_arrays(), oriented, mode, source, step,
-                             NO_RECORD)
-
     def _pair_values(self, branch: str, source: int) -> np.ndarray:
         """Player 0's payoff x both reaches (no chance) summed per [hand0, hand1]."""
         hands = len(self.deals.hands)
         out = np.zeros((hands, hands))
-        tables = self.tables[branch]
-        sums = tables.average if source == kernels.AVERAGE else tables.regret
-        kernels.joint_pass(0, np.ones(hands), np.ones(hands), *self.tree.kernel_arrays(),
-                           sums[0], sums[1], source, out, NO_COUPLING, NO_COUPLING, NO_ROWS,
-                           NO_ROWS)
+        self.passes.joint(np.ones(hands), np.ones(hands), self.tables[branch], source, out)
         return out
 
     def talk_policy(self, source: int) -> np.ndarray:
         """[non-dealer (Keep, Ask), dealer (Agree, Decline)] per first hand."""
         if source == kernels.CURRENT:
-            return np.stack([_regret_matching(t) for t in self.talk_regret])
-        return np.stack([_normalized(t) for t in self.talk_average])
+            return _row_policies(self.talk_regret,
+                                 self.talk_prediction if self.predictive else None)
+        return _row_policies(self.talk_average)
 
     def branch_reaches(self, talk: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Each player's own probability of entering each copy, per first hand (agree: 1,
@@ -308,6 +431,10 @@ class PublicSolver:
     def iterate(self, count: int = 1) -> None:
         """`count` iterations, each updating player 0, then player 1."""
         steps = self.schedule.steps(self.iteration + 1, count)
+        if not self.redeal:  # all in one kernel call
+            self.passes.iterations(self.deals.first_hands(), self.tables["keep"], steps)
+            self.iteration += count
+            return
         for step in steps:
             for player in (0, 1):
                 self._update(player, step)
@@ -323,8 +450,8 @@ class PublicSolver:
         values = {}
         for branch in self.branches:
             own, other = reaches[branch][player], reaches[branch][1 - player]
-            values[branch] = self._visit(branch, player, own, other, couplings[branch],
-                                         kernels.UPDATE, kernels.CURRENT, step)
+            values[branch] = self.passes.update(player, own, other, couplings[branch],
+                                                self.tables[branch], step)
         if self.redeal:
             self._update_talk(player, talk, values, agree_values, step)
 
@@ -337,19 +464,17 @@ class PublicSolver:
         return self.deals.value_by_set_aside(self.rules, mine, other_weight)
 
     def _update_talk(self, player, talk, values, agree_values, step) -> None:
+        """The player's talk row per first hand (own reach one), from the copies' values."""
         if player == self.non_dealer:
             row, action_values = 0, np.stack(
                 [values["keep"], values["decline"] + agree_values], axis=1)
         else:
             row, action_values = 1, np.stack([agree_values, values["decline"]], axis=1)
-        policy = talk[row]
-        value = np.sum(policy * action_values, axis=1, keepdims=True)
-        regret = self.talk_regret[row]
-        regret *= np.where(regret > 0.0, step[0], step[1])
-        regret += action_values - value
-        if step[2] != 0.0:
-            np.maximum(regret, 0.0, out=regret)
-        self.talk_average[row] = self.talk_average[row] * step[3] + step[4] * policy
+        kernels.update_rows(self.talk_regret[row].reshape(-1),
+                            self.talk_average[row].reshape(-1),
+                            self.talk_prediction[row].reshape(-1), self.predictive,
+                            np.ascontiguousarray(talk[row]).reshape(-1),
+                            action_values.reshape(-1), 2, step)
 
     # --- measurement --------------------------------------------------------------------------
     def best_response_values(self) -> tuple[float, float]:
@@ -357,16 +482,15 @@ class PublicSolver:
         policy, in the real game (the set-aside hand remembered)."""
         talk = self.talk_policy(kernels.AVERAGE)
         reaches = self.branch_reaches(talk)
-        step = np.zeros(6)
         result = [0.0, 0.0]
         for player in (0, 1):
             branch_values = {}
             for branch in self.branches:
                 if branch == "agree":
                     continue
-                branch_values[branch] = self._visit(
-                    branch, player, np.ones(len(self.deals.hands)), reaches[branch][1 - player],
-                    self.deals.first_hands(), kernels.BEST_RESPONSE, kernels.AVERAGE, step)
+                branch_values[branch] = self.passes.best_response(
+                    player, reaches[branch][1 - player], self.deals.first_hands(),
+                    self.tables[branch])
             if not self.redeal:
                 result[player] = float(branch_values["keep"].sum())
                 continue
@@ -388,10 +512,9 @@ class PublicSolver:
             return result
         ones = np.ones(hands)
         for old, coupling in self.deals.by_set_aside(self.rules, other_weight):  # [mine, his]
-            values = kernels.visit(0, player, ones, ones, *self.tree.kernel_arrays(),
-                                   *self.tables["agree"].kernel_arrays(), coupling,
-                                   kernels.BEST_RESPONSE, kernels.AVERAGE, np.zeros(6), NO_RECORD)
-            result[old] = values.sum()
+            by_hand0 = coupling if player == 0 else coupling.T  # a view
+            result[old] = self.passes.best_response(player, ones, by_hand0,
+                                                    self.tables["agree"]).sum()
         return result
 
     def exploitability(self) -> float:
@@ -421,7 +544,7 @@ class PublicSolver:
         player, branch, hand, actions = self._parse(info_state)
         if branch == "talk":
             row = 0 if player == self.non_dealer else 1
-            probabilities = _normalized(self.talk_average[row])[self._hand_index(hand)]
+            probabilities = _row_policies(self.talk_average[row])[self._hand_index(hand)]
             names = (le_truc.KEEP, le_truc.ASK_REDEAL) if row == 0 else (le_truc.AGREE,
                                                                         le_truc.DECLINE)
             return dict(zip(names, map(float, probabilities)))
@@ -440,10 +563,8 @@ class PublicSolver:
         legal = [int(tree.edge_action[e]) for e in edges][:nbet]
         if cards:
             legal += [le_truc.CARD_ACTION_BASE + rank for rank in sorted(set(remaining))]
-        sums = self.tables[branch].average[player][start:start + len(legal)]
-        total = sums.sum()
-        probabilities = sums / total if total > 0.0 else np.full(len(legal), 1.0 / len(legal))
-        return dict(zip(legal, map(float, probabilities)))
+        sums = self.tables[branch].average_of(player)[start:start + len(legal)]
+        return dict(zip(legal, map(float, _row_policies(sums))))
 
     def _hand_index(self, hand: tuple[int, ...]) -> int:
         return self.deals.hands.index(hand)

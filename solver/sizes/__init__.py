@@ -16,6 +16,9 @@ half-width, as one `TreeSize` whose `method` and `half_widths` say which figure 
   over `samples` (default `DEFAULT_WALKS`) walks, without information states. Two-Ten-Jack
   results also carry their exact chance sequences and first-lead information states
   (`solver.sizes.two_ten_jack`).
+
+`public_sizes(game)` (`solver.sizes.truco_public`) measures something else: the public tree a
+public-tree CFR engine would hold for two-player isomorphic Truco, per vira class.
 """
 from __future__ import annotations
 
@@ -28,11 +31,13 @@ from solver.sizes.knuth import knuth_estimate, knuth_walk
 from solver.sizes.le_truc import LE_TRUC, le_truc_sizes
 from solver.sizes.traversal import count_by_traversal
 from solver.sizes.truco import counts_truco, truco_sizes
+from solver.sizes.truco_public import PublicSizes, ViraSizes, public_sizes
 from solver.sizes.two_ten_jack import TWO_TEN_JACK, two_ten_jack_extras
 
 __all__ = ["ALL_EXTRA_GAMES", "DEFAULT_GAMES", "DEFAULT_WALKS", "LE_TRUC", "PILOT_WALKS",
-           "TRAVERSAL_LIMIT", "TreeSize", "check_samples", "count_by_traversal",
-           "knuth_estimate", "knuth_walk", "le_truc_sizes", "measure", "truco_sizes"]
+           "PublicSizes", "TRAVERSAL_LIMIT", "TreeSize", "ViraSizes", "check_samples",
+           "count_by_traversal", "knuth_estimate", "knuth_walk", "le_truc_sizes", "measure",
+           "public_sizes", "truco_sizes"]
 
 DEFAULT_GAMES = (
     "python_le_truc(num_ranks=4,hand_size=2)",
