@@ -1,7 +1,12 @@
 """Baseline bots: uniform random, a rule-based Two-Ten-Jack player, and OpenSpiel's IS-MCTS.
 
 Every bot is a `pyspiel.Bot` built by `make_bot(spec, game, seed)`; randomness comes only from
-`seed`. Specs: `random`, `heuristic`, `ismcts` or `ismcts:SIMULATIONS` (default 100).
+`seed`. Specs: `random`, `heuristic`, `ismcts` or `ismcts:SIMULATIONS` (default 100), `pimc`,
+`pimc:WORLDS` or `pimc:WORLDS:NODES` (perfect information Monte Carlo with the open-card
+solver, `solver.play.pimc`: WORLDS sampled deals per move, default 32, each searched with a
+budget of NODES nodes while the stock lasts, default 300,000; playing for the match in a deal
+that can end it), `pimc-points` alike but always playing for the deal's points (Two-Ten-Jack
+only).
 
 The heuristic plays Two-Ten-Jack as a careful human would. Second to a trick it knows the
 outcome of each legal card and picks the one with the best trick value for itself (+points of
@@ -30,6 +35,8 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as openspiel_policy
 from open_spiel.python.algorithms import ismcts, mcts
+
+from solver.play import pimc
 
 ISMCTS_DEFAULT_SIMULATIONS = 100
 ISMCTS_UCT_C = 10.0  # returns are deal points, typically within +-15
@@ -121,7 +128,8 @@ def ismcts_bot(game, seed: int, simulations: int = ISMCTS_DEFAULT_SIMULATIONS):
 
 
 def make_bot(spec: str, game, seed: int) -> pyspiel.Bot:
-    """A bot from its spec (`random`, `heuristic`, `ismcts`, `ismcts:SIMULATIONS`)."""
+    """A bot from its spec (`random`, `heuristic`, `ismcts`, `ismcts:SIMULATIONS`, `pimc`,
+    `pimc:WORLDS`, `pimc:WORLDS:NODES`, `pimc-points` alike)."""
     name, _, argument = spec.partition(":")
     if name == "random" and not argument:
         return UniformRandomBot(seed)
@@ -131,12 +139,22 @@ def make_bot(spec: str, game, seed: int) -> pyspiel.Bot:
         if argument and (not argument.isdigit() or int(argument) < 1):
             raise ValueError(f"bad bot {spec!r}: ismcts:SIMULATIONS needs a positive integer")
         return ismcts_bot(game, seed, int(argument) if argument else ISMCTS_DEFAULT_SIMULATIONS)
-    raise ValueError(f"unknown bot {spec!r}: use random, heuristic, ismcts or ismcts:SIMULATIONS")
+    if name in ("pimc", "pimc-points"):
+        numbers = argument.split(":") if argument else []
+        if len(numbers) > 2 or any(not n.isdigit() or int(n) < 1 for n in numbers):
+            raise ValueError(f"bad bot {spec!r}: {name}, {name}:WORLDS or {name}:WORLDS:NODES "
+                             "with positive integers")
+        settings = dict(zip(("worlds", "node_budget"), map(int, numbers)))
+        return pimc.PIMCBot(game, seed, match_aware=name == "pimc", **settings)
+    raise ValueError(f"unknown bot {spec!r}: use random, heuristic, ismcts, "
+                     "ismcts:SIMULATIONS, pimc, pimc:WORLDS or pimc:WORLDS:NODES (pimc-points "
+                     "alike)")
 
 
 def policy_depends_on_seed(spec: str) -> bool:
-    """Whether a bot's policy, not only its moves, depends on its seed: IS-MCTS's does."""
-    return spec.partition(":")[0] == "ismcts"
+    """Whether a bot's policy, not only its moves, depends on its seed: IS-MCTS's and PIMC's
+    (their samples) do."""
+    return spec.partition(":")[0] in ("ismcts", "pimc", "pimc-points")
 
 
 def bot_probabilities(bot, state) -> dict[int, float]:

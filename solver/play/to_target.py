@@ -1,0 +1,108 @@
+"""Whole Two-Ten-Jack matches (games/RULES.md TTJ-1): deals in sequence from given scores until
+a player reaches the target, to measure play for the match rather than for a deal.
+
+`match_duel(game_string, spec_a, spec_b, starts, seed)` plays, from each start (scores and
+dealer), the match to its end twice with the seats swapped, the deals of both runs from the same
+shuffles (one per deal, as `solver.play.match` does for single deals). A start's figure is bot
+A's mean number of matches won over its two runs (1, 1/2 or 0); the summary is their mean with
+a 95% confidence interval (normal approximation). Each deal is a game of `game_string` with the
+match's scores and dealer as its parameters, and its bots are made afresh (seeded by the
+start's seed sequence), as in a single-deal match.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pyspiel
+
+from games.two_ten_jack import match_result
+from solver.play.bots import make_bot
+from solver.play.match import confidence_interval
+
+MAX_DEALS = 50  # a match this long is stopped and scored as a draw (1/2 each)
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchStart:
+    """Scores before a deal and its dealer."""
+
+    score0: int
+    score1: int
+    dealer: int
+
+
+@dataclasses.dataclass(frozen=True)
+class DuelSummary:
+    """Bot A's share of the matches won against bot B from `starts` starts."""
+
+    game: str
+    bot_a: str
+    bot_b: str
+    starts: int
+    seed: int
+    mean: float
+    ci_low: float
+    ci_high: float
+    start_wins: tuple[float, ...]
+
+
+def near_end_starts(count: int, seed: int, low: int = 15, high: int = 30) -> list[MatchStart]:
+    """`count` starts with both scores uniform in low..high and a uniform dealer."""
+    rng = np.random.default_rng(seed)
+    return [MatchStart(int(rng.integers(low, high + 1)), int(rng.integers(low, high + 1)),
+                       int(rng.integers(2))) for _ in range(count)]
+
+
+def play_to_target(game_string: str, start: MatchStart, specs, seeds,
+                   shuffles) -> int | None:
+    """The winner (seat) of the match from `start`, `specs[p]` in seat p, deal k's bots seeded
+    `seeds[k][p]` and its cards from `shuffles[k]`; None after MAX_DEALS deals."""
+    score0, score1, dealer = start.score0, start.score1, start.dealer
+    for k in range(MAX_DEALS):
+        game = pyspiel.load_game(game_string, {"score0": score0, "score1": score1,
+                                               "dealer": dealer})
+        bots = [make_bot(spec, game, seed) for spec, seed in zip(specs, seeds[k])]
+        state = play_game_state(game, bots, shuffles[k])
+        result = match_result(state)
+        if result.winner is not None:
+            return result.winner
+        score0, score1, dealer = result.score0, result.score1, result.next_dealer
+    return None
+
+
+def play_game_state(game, bots, deck_order):
+    """`solver.play.match.play_game`, returning the final state rather than its returns."""
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = {a for a, _ in state.chance_outcomes()}
+            action = next(int(card) for card in deck_order if card in outcomes)
+        else:
+            action = bots[state.current_player()].step(state)
+            if action not in state.legal_actions():
+                raise RuntimeError(f"bot {bots[state.current_player()]} played illegal {action}")
+        state.apply_action(action)
+    return state
+
+
+def match_duel(game_string: str, spec_a: str, spec_b: str, starts: list[MatchStart],
+               seed: int) -> DuelSummary:
+    """Bot A against bot B from every start, both seatings (see the module docstring)."""
+    if len(starts) < 2:
+        raise ValueError(f"{len(starts)} starts: a confidence interval needs at least 2")
+    num_cards = pyspiel.load_game(game_string).max_chance_outcomes()
+    wins = []
+    for start, start_seed in zip(starts, np.random.SeedSequence(seed).spawn(len(starts))):
+        deal_seeds = start_seed.spawn(MAX_DEALS)
+        shuffles = [np.random.default_rng(s.spawn(1)[0]).permutation(num_cards)
+                    for s in deal_seeds]
+        seeds = [[int(x) for x in s.generate_state(2)] for s in deal_seeds]
+        a_first = play_to_target(game_string, start, [spec_a, spec_b], seeds, shuffles)
+        a_second = play_to_target(game_string, start, [spec_b, spec_a],
+                                  [pair[::-1] for pair in seeds], shuffles)
+        score = sum(0.5 if w is None else float(w == seat)
+                    for w, seat in ((a_first, 0), (a_second, 1)))
+        wins.append(score / 2.0)
+    return DuelSummary(game_string, spec_a, spec_b, len(starts), seed,
+                       *confidence_interval(wins), tuple(wins))
