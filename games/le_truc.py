@@ -322,6 +322,29 @@ class PublicState(tricks.PublicMachine):
         return result
 
 
+class PlayGame(tricks.PublicGame):
+    """The card play of a Le Truc hand, for the public-tree engine (`tricks.PublicGame`):
+    classes are the ranks, four cards each, nothing is ever played face down. The root is the
+    first card turn; the redeal talk before it (LT-4) is composed around this by the engine
+    (`solver.public.redeal`)."""
+
+    def __init__(self, rules: Rules):
+        self.rules = rules
+        self.hand_size = rules.hand_size
+        self.class_counts = (SUITS_PER_RANK,) * rules.deck.num_ranks
+
+    def root(self) -> PublicState:
+        public = PublicState(self.rules)
+        public._start_play()
+        return public
+
+    def play_card(self, public: PublicState, item: int, covered: bool) -> None:
+        public.play(item)
+
+    def card_action(self, item: int, covered: bool, last_card: bool) -> int:
+        return CARD_ACTION_BASE + item
+
+
 class LeTrucGame(pyspiel.Game):
     """One hand of Le Truc (rules and parameters: games/RULES.md, section 1)."""
 

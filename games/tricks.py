@@ -135,3 +135,46 @@ def parse_ladder_list(text: str, parameter: str = "stake_ladder") -> tuple[int, 
         raise ValueError(
             f"{parameter}={text!r} is not a colon-separated list of whole numbers "
             f"(e.g. 1:3:5:12)") from None
+
+
+class PublicGame:
+    """What the public-tree engine (`solver/public/`) needs of a Truc-family hand: the contract
+    between a game and that engine.
+
+    A hand is played on a public-state machine (`PublicMachine`: `to_act`, `is_over`,
+    `returns`, `is_card_turn`, `legal_actions` and `apply` for the non-card actions) from
+    `root()`, the first decision after the deal. Private hands are multisets of card *classes*
+    0..len(class_counts) - 1 (cards that play alike: Le Truc's ranks, Truco's strength classes),
+    dealt without replacement from `class_counts[c]` cards of each class, `hand_size` to each
+    player; the engine derives every deal's exact weight from these counts (a multinomial), so
+    a game whose deal is not that (a public card turned first, like Truco's vira) is split into
+    one `PublicGame` per public outcome, each with its `weight` (`label` names it).
+
+    At a card turn the player to act may play any class he holds face up (`card_action(c,
+    False, ...)`; `play_card(public, c, False)`) and, where `may_cover(public)` says so, face
+    down (`card_action(c, True, ...)`, `play_card(public, c, True)`): which class he covered
+    then stays his private knowledge, and the payoff of every terminal depends on public
+    information only.
+    """
+
+    label: str = ""
+    weight: float = 1.0
+    hand_size: int
+    class_counts: tuple[int, ...]
+
+    def root(self) -> PublicMachine:
+        """A fresh machine at the first decision after the deal."""
+        raise NotImplementedError
+
+    def may_cover(self, public: PublicMachine) -> bool:
+        """Whether the card player may now play face down."""
+        return False
+
+    def play_card(self, public: PublicMachine, item: int, covered: bool) -> None:
+        """The card player plays a card of class `item` (face down if `covered`)."""
+        raise NotImplementedError
+
+    def card_action(self, item: int, covered: bool, last_card: bool) -> int:
+        """The OpenSpiel action (isomorphic game) playing class `item`; `last_card`: it is the
+        player's last card."""
+        raise NotImplementedError

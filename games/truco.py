@@ -412,6 +412,42 @@ class PublicState(tricks.PublicMachine):
                 for seat in range(rules.num_players)]
 
 
+class ViraGame(tricks.PublicGame):
+    """One vira class of a two-player Truco hand, for the public-tree engine
+    (`tricks.PublicGame`). The vira is public, so each of its ranks (dealt with probability
+    1/num_ranks: four cards of every rank) starts an independent sub-game whose private classes
+    are the strength classes with `Rules.class_counts(vira)` cards each; a face-up card plays
+    at its class's strength (class + 1), a covered one at 0 (TP-5, TP-7)."""
+
+    def __init__(self, rules: Rules, vira: int):
+        self.rules, self.vira = rules, vira
+        self.label = f"vira {rules.deck.rank_name(vira)}"
+        self.weight = 1.0 / rules.num_ranks
+        self.hand_size = rules.hand_size
+        self.class_counts = rules.class_counts(vira)
+
+    def root(self) -> PublicState:
+        public = PublicState(self.rules)
+        public.hands_dealt()
+        return public
+
+    def may_cover(self, public: PublicState) -> bool:
+        return public.may_cover()
+
+    def play_card(self, public: PublicState, item: int, covered: bool) -> None:
+        public.play(0 if covered else item + 1, covered)
+
+    def card_action(self, item: int, covered: bool, last_card: bool) -> int:
+        if not covered:
+            return CARD_ACTION_BASE + item
+        return PLAY_LAST_COVERED if last_card else CARD_ACTION_BASE + self.rules.num_items + item
+
+
+def vira_games(rules: Rules) -> list[ViraGame]:
+    """The sub-games of a two-player isomorphic Truco hand, one per vira rank (in rank order)."""
+    return [ViraGame(rules, vira) for vira in range(rules.num_ranks)]
+
+
 class TrucoGame(pyspiel.Game):
     """One hand of Truco; subclasses set GAME_TYPE and DEFAULTS (their declared parameters)."""
 

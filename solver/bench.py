@@ -109,14 +109,14 @@ def time_public_cfr_plus(game, iterations: int) -> dict:
     """CFR+ iterations per second of the public-tree engine (`solver.public.cfr`, best of
     REPEATS, after one warm-up iteration that loads its kernels from numba's cache, or
     compiles them) and the exploitability reached."""
-    from solver.public.cfr import PublicSolver
+    from solver.public.solve import make_solver
     from solver.public.tree import build_play_tree
 
     tree = build_play_tree(game)
-    PublicSolver(game, make_schedule("cfr+"), tree).iterate(1)
+    make_solver(game, make_schedule("cfr+"), tree=tree).iterate(1)
     best = np.inf
     for _ in range(REPEATS):
-        engine = PublicSolver(game, make_schedule("cfr+"), tree)
+        engine = make_solver(game, make_schedule("cfr+"), tree=tree)
         start = time.perf_counter()
         for _ in range(iterations):
             engine.iterate()

@@ -35,6 +35,9 @@ from solver.cfr import SolverState
 from solver.history.policy import AveragePolicy
 from solver.public.cfr import ENGINE as PUBLIC_ENGINE, PublicPolicy
 
+# the public engine's name in results written before it solved Truco too
+PUBLIC_ENGINES = (PUBLIC_ENGINE, "public_le_truc")
+
 STRATEGY_FILE = "strategy.npz"
 CURVE_FILE = "curve.csv"
 SUMMARY_FILE = "summary.json"
@@ -219,7 +222,7 @@ def load_result(directory: pathlib.Path) -> SavedResult:
     directory = pathlib.Path(directory)
     summary = read_summary(directory)
     arrays = _load_npz(directory / STRATEGY_FILE)
-    public = "engine" in arrays and str(arrays["engine"]) == PUBLIC_ENGINE
+    public = "engine" in arrays and str(arrays["engine"]) in PUBLIC_ENGINES
     try:
         policy = (PublicPolicy if public else AveragePolicy).from_arrays(arrays)
     except KeyError as error:

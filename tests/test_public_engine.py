@@ -14,7 +14,9 @@ from solver.history.best_response import best_response_value, policy_value
 from solver.history.cfr import solve
 from solver.history.policy import AveragePolicy
 from solver.history.tree import compile_game
-from solver.public.cfr import Deals, PublicSolver, solve_public, walk_of
+from solver.public.cfr import PublicSolver, walk_of
+from solver.public.redeal import RedealDeals
+from solver.public.solve import make_solver, solve_public
 from solver.public.tree import build_play_tree
 from solver.registry import load_game
 from solver.schedules import make_schedule
@@ -37,7 +39,7 @@ def history_policy(public: PublicSolver, tree) -> np.ndarray:
 def solved_with_random_answer(game_string: str, algorithm: str = "dcfr") -> PublicSolver:
     """A public solver after a few iterations, then with a random dealer answer to the redeal
     request so that both players' after-redeal best responses matter."""
-    solver = PublicSolver(load_game(game_string), make_schedule(algorithm))
+    solver = make_solver(load_game(game_string), make_schedule(algorithm))
     solver.iterate(15)
     solver.talk_average[1] = np.random.default_rng(3).random(solver.talk_average[1].shape)
     return solver
@@ -175,7 +177,7 @@ def test_strategy_tables_equal_the_history_analysis(redeal_solver):
 
 def test_deal_weights_are_probabilities():
     game = load_game("python_le_truc(num_ranks=4,hand_size=2,isomorphic=true)")
-    deals = Deals(game.rules)
+    deals = RedealDeals((4,) * 4, 2, game.rules.hand_classes)
     hands = len(deals.hands)
     assert deals.first_hands().sum() == pytest.approx(1.0, abs=1e-12)
     after = deals.after_redeal(game.rules, np.ones(hands), np.ones(hands))
@@ -190,11 +192,11 @@ def test_deal_weights_are_probabilities():
 def test_state_round_trip_continues_the_same_run(algorithm):
     """(PCFR+'s state also carries its predictions, the last instantaneous regrets.)"""
     game = load_game(REDEAL)
-    straight = PublicSolver(game, make_schedule(algorithm))
+    straight = make_solver(game, make_schedule(algorithm))
     straight.iterate(12)
-    first = PublicSolver(game, make_schedule(algorithm))
+    first = make_solver(game, make_schedule(algorithm))
     first.iterate(5)
-    resumed = PublicSolver(game, make_schedule(algorithm), state=first.state(1.0))
+    resumed = make_solver(game, make_schedule(algorithm), state=first.state(1.0))
     resumed.iterate(7)
     end, expected = resumed.state(0.0), straight.state(0.0)
     assert end.iteration == 12
@@ -206,13 +208,13 @@ def test_state_round_trip_continues_the_same_run(algorithm):
 
 
 @pytest.mark.parametrize("game_string, message", [
-    ("kuhn_poker", "solves python_le_truc"),
+    ("kuhn_poker", "solves python_le_truc, python_truco_paulista"),
     ("python_le_truc(num_ranks=3,hand_size=2)", "isomorphic=true"),
     ("python_le_truc(num_ranks=8,hand_size=2,isomorphic=true,max_redeals=2)", "at most one"),
 ])
 def test_games_the_engine_refuses(game_string, message):
     with pytest.raises(ValueError, match=message):
-        PublicSolver(load_game(game_string), make_schedule("dcfr"))
+        make_solver(load_game(game_string), make_schedule("dcfr"))
 
 
 def test_cli_public_engine_end_to_end(tmp_path, capsys):
@@ -221,7 +223,7 @@ def test_cli_public_engine_end_to_end(tmp_path, capsys):
                      "--out", str(out)]) == 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["engine"] == "public" and summary["exploitability"] <= 1e-4
-    assert summary["tree_sizes"]["engine"] == "public_le_truc"
+    assert summary["tree_sizes"]["engine"] == "public"
     saved = results.load_result(out)
     assert saved.curve[-1][2] == summary["exploitability"]
     capsys.readouterr()

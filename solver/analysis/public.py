@@ -16,10 +16,19 @@ from __future__ import annotations
 import numpy as np
 
 from games import le_truc
-from solver.analysis.contexts import (BET_ACCEPTS, Analysis, HandRow, card_label, classify,
-                                      context_order, context_table, has_bet_equity)
+from solver.analysis.contexts import (
+    BET_ACCEPTS,
+    Analysis,
+    HandRow,
+    card_label,
+    classify,
+    context_order,
+    context_table,
+    has_bet_equity,
+)
 from solver.public import _kernels as kernels
-from solver.public.cfr import PublicPolicy, PublicSolver, solver_for
+from solver.public.cfr import PublicPolicy, PublicSolver
+from solver.public.solve import solver_for
 
 BET_ACTIONS = {le_truc.RAISE: "Raise", le_truc.REST: "Rest"}
 
@@ -145,7 +154,7 @@ def _add_branch_rows(solver, stats: BranchStats, contexts, titles, rows) -> None
             weight = own * stats.chance[player, row]
             if weight <= 0.0:
                 continue
-            remaining = entries[x]
+            remaining, _ = entries[x]
             width = nbet + (len(set(remaining)) if cards else 0)
             start = base + x * nbet + (int(tree.entry_before[first + x]) if cards else 0)
             block = average[start:start + width]
@@ -198,7 +207,7 @@ def deal_values(solver: PublicSolver, talk: np.ndarray, roots: dict) -> list[dic
 def _deal_counterfactual(solver, talk, roots, player: int) -> np.ndarray:
     """The player's counterfactual value of being dealt each first hand."""
     if not solver.redeal:
-        return roots["keep"][player]
+        return roots[solver.branches[0]][player]
     agree = solver.talk_value_of_agree(player, talk, kernels.AVERAGE)
     if player == solver.non_dealer:
         return talk[0, :, 0] * roots["keep"][player] + talk[0, :, 1] * (

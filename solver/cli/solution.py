@@ -240,7 +240,7 @@ def run_show(args) -> int:
 
 def _public_solver(game, policy):
     """A public-tree solver holding a saved public policy."""
-    from solver.public.cfr import solver_for
+    from solver.public.solve import solver_for
 
     return solver_for(game, policy)
 

@@ -236,7 +236,7 @@ def run_solve(args) -> int:
 
 def _public_solve(game, **settings):
     """`solver.public.cfr.solve_public` (imported on use)."""
-    from solver.public.cfr import solve_public
+    from solver.public.solve import solve_public
 
     return solve_public(game, **settings)
 

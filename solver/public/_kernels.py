@@ -56,7 +56,7 @@ class Walk(NamedTuple):
     child_start: np.ndarray  # int64 [nodes + 1]
     child: np.ndarray  # int32 [edges]
     node_nbet: np.ndarray  # int8 [nodes]
-    node_card_turn: np.ndarray  # int8 [nodes]
+    node_card_turn: np.ndarray  # int8 [nodes]: 0, 1 (face up) or 2 (and covered)
     node_list: np.ndarray  # int32 [nodes, 2]
     node_table: np.ndarray  # int64 [nodes]: the actor's first entry in his table
     edge_map: np.ndarray  # int32 [edges, 2]
@@ -130,10 +130,10 @@ def _list(walk, n, player):
 
 @njit(cache=True, inline="always")
 def _row(walk, first, x, nbet, cards):
-    """(first column, width) of entry x's row in a node's table."""
-    if cards:
-        return x * nbet + walk.entry_before[first + x], nbet + walk.entry_nd[first + x]
-    return x * nbet, nbet
+    """(first column, width) of entry x's row in a node's table; cards: the node's card turn
+    (0: no card, 1: face up, 2: face up or covered, as many card columns again)."""
+    return (x * nbet + cards * walk.entry_before[first + x],
+            nbet + cards * walk.entry_nd[first + x])
 
 
 @njit(cache=True, inline="always")
@@ -148,7 +148,7 @@ def _node_policy(walk, scratch, n, d, table, prediction):
     (regrets, plus `prediction` where it is not empty; or average sums: their normalisation)."""
     first, count = _list(walk, n, walk.node_player[n])
     nbet = walk.node_nbet[n]
-    cards = walk.node_card_turn[n] != 0
+    cards = walk.node_card_turn[n]
     base = walk.node_table[n] + walk.table_offset[walk.node_player[n]]
     at = _at(scratch, d)
     predictive = prediction.shape[0] > 0
@@ -169,7 +169,7 @@ def _descend(walk, scratch, n, d, actor_reach):
     o = 1 - j
     column = e - walk.child_start[parent]
     nbet = walk.node_nbet[parent]
-    cards = walk.node_card_turn[parent] != 0
+    cards = walk.node_card_turn[parent]
     up = _at(scratch, d - 1)
     first, count = _list(walk, parent, j)
     if column < nbet:
@@ -230,7 +230,7 @@ def _terminal_weight(walk, scratch, n, d, sign):
     actor's probability of the action reaching it, over the actor's list."""
     first, count = _list(walk, n, walk.node_player[n])
     nbet = walk.node_nbet[n]
-    cards = walk.node_card_turn[n] != 0
+    cards = walk.node_card_turn[n]
     at = _at(scratch, d)
     for x in range(count):
         scratch.gather[d, x] = 0.0
@@ -269,7 +269,7 @@ def _open_value(walk, scratch, mode, p, n, d, coupling, table, prediction):
         _terminal_weight(walk, scratch, n, d, sign)
         return
     nbet = walk.node_nbet[n]
-    cards = walk.node_card_turn[n] != 0
+    cards = walk.node_card_turn[n]
     at = _at(scratch, d)
     if mode != UPDATE:  # children q never reaches are skipped: their action values are zero
         for x in range(count):
@@ -316,7 +316,7 @@ def _close_value(walk, scratch, mode, p, d, coupling, table, prediction, average
             _couple(walk, coupling, n, p, d, scratch.gather, scratch.values, True)
         return
     nbet = walk.node_nbet[n]
-    cards = walk.node_card_turn[n] != 0
+    cards = walk.node_card_turn[n]
     base = walk.node_table[n] + walk.table_offset[walk.node_player[n]]
     at = _at(scratch, d)
     predictive = prediction.shape[0] > 0
@@ -365,7 +365,7 @@ def _ascend(walk, scratch, p, d):
         for m in range(walk.map_start[other], walk.map_start[other + 1]):
             scratch.values[d - 1, walk.map_src[m]] += scratch.values[d, walk.map_dst[m]]
         return
-    cards = walk.node_card_turn[parent] != 0
+    cards = walk.node_card_turn[parent]
     up = _at(scratch, d - 1)
     if column < nbet:
         for x in range(count):

@@ -1,155 +1,76 @@
-"""Le Truc on its public tree, redeal included: CFR for the default rules, exact exploitability.
+"""CFR on the public tree of a Truc-family hand, with exact exploitability.
 
-The history tree of Le Truc with the redeal has 6.1e11 histories and 8.8e8 information
-states, almost all after an agreed redeal, where each player also remembers the hand he set
-aside. This engine solves the game on the public tree (`solver.public.tree`), split at the
-redeal talk (LT-4) into three copies of the play tree: *keep* (no redeal asked), *decline*
-(asked, declined) and *agree* (a redeal): the first hands are the private states of the first
-two, the new hands of the third. Each copy is coupled to the deal by a matrix over the two
-players' hands (`Deals`): the deal probability, with the talk's probabilities folded in where
-they belong. The talk itself (the non-dealer's Keep / Ask redeal, the dealer's Agree /
-Decline) is two rows per first hand, updated from the three copies' values.
+A game reaches this engine through the `games.tricks.PublicGame` contract: Le Truc's card play
+(`games.le_truc.PlayGame`), each vira class of two-player Truco (`games.truco.ViraGame`). One
+`PublicSolver` solves one such sub-game: its play tree (`solver.public.tree`), the coupling of
+the two players' hands (`Deals`: the exact deal probabilities) and a regret and an average
+table per player. A game split into sub-games by a public chance event (Truco's vira) is
+solved sub-game by sub-game and combined with their weights (`Combined`): a best response
+decomposes over public chance, so the whole game's exploitability and value are the weighted
+sums of the sub-games' (exactly). Le Truc's redeal talk, before the card play, is composed
+around the same passes in `solver.public.redeal`.
 
-**The one restriction.** After an agreed redeal the strategies computed here depend on the new
-hand and the public actions, not on the hand set aside (a strategy of the real game that
-simply does not use that memory; ~8.5e8 of the 8.8e8 information states collapse onto 7.4e6).
-The agree copy is trained against the whole dealer range (as if the dealer agreed with every
-hand), since the dealer's equilibrium answer may never reach it. Nothing is assumed when the
-result is measured: the exploitability is exact in the real game, with best responses that do
-use the set-aside hand. A best response decomposes over the responder's first hand, so after
-a redeal it is one pass of the play tree per set-aside hand, with the coupling of that hand
-(Johanson et al. 2011 for vector best responses).
-
-The passes over a copy are the numba kernels of `solver.public._kernels` (`Passes` makes the
+The passes over a tree are the numba kernels of `solver.public._kernels` (`Passes` makes the
 tree's walk and scratch once); every CFR variant of `solver.schedules` runs, through the row
 update and regret matching the history engine shares (`solver._update`), PCFR+ (Farina, Kroer
 & Sandholm 2021, arXiv:2007.14358) with its predictions, the last instantaneous regrets, kept
-beside the regrets. Without the redeal, `iterate` runs all its iterations in one kernel call.
+beside the regrets. `iterate` runs all its iterations in one kernel call.
 
-Deal weights, isomorphic (rank classes, exact counts): with a_r, b_r, ... the counts of rank r
-in the hands dealt, P = prod_r 4! / (a_r! b_r! ... (4 - a_r - b_r - ...)!) / (C(N,k) C(N-k,k)
-...): a product of one factor per hand, f(h) = prod_r 1/h_r!, and a kernel of the ranks' totals.
+Deal weights (class multisets, exact counts): with n_c the cards of class c and a_c, b_c the
+counts of class c in the two hands, P(a, b) = prod_c n_c! / (a_c! b_c! (n_c - a_c - b_c)!) /
+(C(N, k) C(N - k, k)): a product of one factor per hand, f(h) = prod_c 1/h_c!, and a kernel of
+the classes' totals, prod_c 1/(n_c - t_c)!.
 """
 from __future__ import annotations
 
 import dataclasses
 import math
-import time
-from typing import Callable
 
 import numpy as np
 
-from games import le_truc
-from solver.cfr import SolverState, SolveResult, run_iterations, validate_stopping
+from games.tricks import PublicGame
+from solver.cfr import SolverState
 from solver.public import _kernels as kernels
-from solver.public.tree import PlayTree, load_play_tree
-from solver.schedules import Schedule, make_schedule
+from solver.public.parts import part_named
+from solver.public.tree import PlayTree, load_play_tree, tree_name
+from solver.schedules import Schedule
 
-ENGINE = "public_le_truc"
+ENGINE = "public"
 ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+")
 NOTHING = np.zeros(0)
 NO_PAIRS = np.zeros((0, 0))
 NO_ROWS = np.zeros((2, 0))
 
-BRANCHES_WITH_REDEAL = ("keep", "decline", "agree")
-BRANCHES_WITHOUT = ("keep",)
-
-
-def check_game(game) -> None:
-    """ValueError unless the public-tree engine can solve `game`."""
-    if game.get_type().short_name != "python_le_truc":
-        raise ValueError(f"the public-tree engine solves python_le_truc, not {game}")
-    rules = game.rules
-    if not rules.isomorphic:
-        raise ValueError("the public-tree engine solves the isomorphic game (suits dropped, "
-                         "strategically the same): add isomorphic=true")
-    if rules.max_redeals >= 2 and rules.redeal_possible(1):
-        raise ValueError(f"the public-tree engine handles at most one redeal "
-                         f"(max_redeals={rules.max_redeals} allows two here); use max_redeals=1")
-
-
-def _kernel_of_totals(totals: np.ndarray) -> np.ndarray:
-    """prod_r 1/(4 - total_r)! (0 where a rank is over-used); totals int [..., ranks]."""
-    table = np.array([1.0 / math.factorial(4 - s) if s <= 4 else 0.0 for s in range(13)])
-    return np.prod(table[totals], axis=-1)
-
 
 class Deals:
-    """Chance of Le Truc's deals over rank-class hands (the rules' `hand_classes`)."""
+    """Chance of a sub-game's deal over class-multiset hands (`PlayTree.hands`)."""
 
-    def __init__(self, rules: le_truc.Rules):
-        ranks = rules.deck.num_ranks
-        self.hands = rules.hand_classes
-        self.counts = np.array([np.bincount(h, minlength=ranks) for h in self.hands])
-        factorials = np.array([math.factorial(i) for i in range(5)], dtype=np.float64)
+    def __init__(self, class_counts: tuple[int, ...], hand_size: int,
+                 hands: tuple[tuple[int, ...], ...]):
+        self.class_counts = np.array(class_counts, dtype=np.int64)
+        self.hands = hands
+        classes = len(class_counts)
+        self.counts = np.array([np.bincount(h, minlength=classes) for h in hands])
+        factorials = np.array([math.factorial(i) for i in range(hand_size + 1)],
+                              dtype=np.float64)
         self.factor = np.prod(1.0 / factorials[self.counts], axis=1)
-        cards, k = rules.deck.num_cards, rules.hand_size
-        full = math.factorial(4) ** ranks
-        self.scale2 = full / (math.comb(cards, k) * math.comb(cards - k, k))
-        self.pair = self.scale2 * np.outer(self.factor, self.factor) * _kernel_of_totals(
+        cards = int(self.class_counts.sum())
+        full = math.prod(math.factorial(n) for n in class_counts)
+        self.scale2 = full / (math.comb(cards, hand_size) * math.comb(cards - hand_size,
+                                                                       hand_size))
+        self.pair = self.scale2 * np.outer(self.factor, self.factor) * self.kernel_of_totals(
             self.counts[:, None, :] + self.counts[None, :, :])
-        self._redeal_ready = False
 
-    # --- two hands (no redeal) --------------------------------------------------------------
+    def kernel_of_totals(self, totals: np.ndarray) -> np.ndarray:
+        """prod_c 1/(n_c - total_c)! (0 where a class is over-used); totals int [..., classes]."""
+        top = int(self.class_counts.max())
+        table = np.array([[1.0 / math.factorial(n - s) if s <= n else 0.0
+                           for s in range(4 * top + 1)] for n in self.class_counts])
+        return np.prod(table[np.arange(len(self.class_counts)), totals], axis=-1)
+
     def first_hands(self) -> np.ndarray:
-        """P(hand0, hand1) of the first deal, float64 [hands, hands]."""
+        """P(hand0, hand1), float64 [hands, hands]."""
         return self.pair
-
-    # --- four hands (after a redeal) ------------------------------------------------------------
-    def _prepare_redeal(self, rules: le_truc.Rules) -> None:
-        """(set-aside, new) pairs of one player, their unions and the kernel between unions."""
-        if self._redeal_ready:
-            return
-        counts = self.counts
-        fits = np.all(counts[:, None, :] + counts[None, :, :] <= 4, axis=2)
-        self.pair_old, self.pair_new = np.nonzero(fits)
-        unions = counts[self.pair_old] + counts[self.pair_new]
-        self.union_counts, self.pair_union = np.unique(unions, axis=0, return_inverse=True)
-        self.pair_union = self.pair_union.ravel()
-        self.pair_factor = self.factor[self.pair_old] * self.factor[self.pair_new]
-        u = self.union_counts
-        self.union_kernel = np.empty((len(u), len(u)))
-        for start in range(0, len(u), 256):
-            self.union_kernel[start:start + 256] = _kernel_of_totals(
-                u[start:start + 256, None, :] + u[None, :, :])
-        cards, k = rules.deck.num_cards, rules.hand_size
-        self.scale4 = math.factorial(4) ** rules.deck.num_ranks / math.prod(
-            math.comb(cards - i * k, k) for i in range(4))
-        self._redeal_ready = True
-
-    def _union_by_new(self, old_weight: np.ndarray) -> np.ndarray:
-        """A(u, n) = sum over pairs (o, n) with union u of f(o) f(n) w(o): [unions, hands]."""
-        table = np.zeros((len(self.union_counts), len(self.hands)))
-        np.add.at(table, (self.pair_union, self.pair_new),
-                  self.pair_factor * old_weight[self.pair_old])
-        return table
-
-    def after_redeal(self, rules, weight0: np.ndarray, weight1: np.ndarray) -> np.ndarray:
-        """sum over set-aside hands of P(o0, n0, o1, n1) w0(o0) w1(o1): [n0, n1]."""
-        self._prepare_redeal(rules)
-        a0, a1 = self._union_by_new(weight0), self._union_by_new(weight1)
-        return self.scale4 * (a0.T @ (self.union_kernel @ a1))
-
-    def value_by_set_aside(self, rules, pair_values: np.ndarray, other_weight: np.ndarray
-                           ) -> np.ndarray:
-        """v(o) = sum over (n, o', n') of P(o, n, o', n') w'(o') V[n, n'], per hand o of the
-        player whose hands index V's rows: [hands]."""
-        self._prepare_redeal(rules)
-        spread = self.union_kernel @ (self._union_by_new(other_weight) @ pair_values.T)
-        per_pair = self.scale4 * self.pair_factor * spread[self.pair_union, self.pair_new]
-        return np.bincount(self.pair_old, weights=per_pair, minlength=len(self.hands))
-
-    def by_set_aside(self, rules, other_weight: np.ndarray):
-        """Per set-aside hand o: (o, sum over o' of P(o, n, o', n') w'(o') as [n, n']), the
-        coupling a player who remembers o faces after a redeal."""
-        self._prepare_redeal(rules)
-        spread = self.union_kernel @ self._union_by_new(other_weight)
-        for old in range(len(self.hands)):
-            coupling = np.zeros((len(self.hands), len(self.hands)))
-            mine = np.flatnonzero(self.pair_old == old)
-            coupling[self.pair_new[mine]] = (self.scale4 * self.pair_factor[mine])[:, None] * \
-                spread[self.pair_union[mine]]
-            yield old, coupling
 
 
 @dataclasses.dataclass
@@ -164,7 +85,7 @@ class Tables:
     split: int  # player 1's first entry
 
     @classmethod
-    def zeros(cls, tree: PlayTree, predictive: bool = False) -> "Tables":
+    def zeros(cls, tree: PlayTree, predictive: bool = False) -> Tables:
         size = int(tree.table_size.sum())
         return cls(np.zeros(size), np.zeros(size), np.zeros(size if predictive else 0),
                    int(tree.table_size[0]))
@@ -263,7 +184,7 @@ def scratch_of(tree: PlayTree, walk: kernels.Walk) -> kernels.Scratch:
     entry_list = np.repeat(np.arange(list_size.shape[0]), list_size)
     card_columns = np.bincount(entry_list, weights=tree.entry_nd, minlength=list_size.shape[0])
     width = int(np.max(list_size[lists] * tree.node_nbet[decision]
-                       + np.where(tree.node_card_turn[decision] != 0, card_columns[lists], 0)))
+                       + tree.node_card_turn[decision] * card_columns[lists]))
     return kernels.Scratch(
         node=np.zeros(depths, dtype=np.int64), edge=np.zeros(depths, dtype=np.int64),
         reach=np.zeros((depths, 2, entries)), values=np.zeros((depths, entries)),
@@ -299,48 +220,47 @@ def _row_policies(table: np.ndarray, prediction: np.ndarray | None = None) -> np
 
 
 class PublicSolver:
-    """CFR-family iterations on the public tree of one Le Truc game (module docstring)."""
+    """CFR-family iterations on the public tree of one sub-game (module docstring)."""
 
-    def __init__(self, game, schedule: Schedule, tree: PlayTree | None = None,
-                 state: SolverState | None = None):
+    def __init__(self, game, schedule: Schedule, part: PublicGame | None = None,
+                 tree: PlayTree | None = None, state: SolverState | None = None):
         """Start from zero regrets (uniform policies), or from `state` (`self.state`)."""
-        check_game(game)
         if schedule.algorithm not in ALGORITHMS:
             raise ValueError(f"the public-tree engine runs {', '.join(ALGORITHMS)}; "
                              f"not {schedule.algorithm!r}")
-        rules = game.rules
+        self.part = part if part is not None else part_named(game, None)
         self.game = game
-        self.rules = rules
+        self.rules = game.rules
+        self.name = tree_name(game, self.part)
         self.schedule = schedule
-        self.tree = tree if tree is not None else load_play_tree(game)
+        self.tree = tree if tree is not None else load_play_tree(game, self.part)
         self.passes = Passes(self.tree)
-        self.deals = Deals(rules)
-        self.redeal = rules.redeal_possible(0)
-        self.branches = BRANCHES_WITH_REDEAL if self.redeal else BRANCHES_WITHOUT
+        self.deals = self._deals()
         self.predictive = schedule.step(1).predictive
         self.tables = {branch: Tables.zeros(self.tree, self.predictive)
                        for branch in self.branches}
-        hands = len(self.deals.hands)
-        self.talk_regret = np.zeros((2, hands, 2))  # [non-dealer ask row, dealer answer row]
-        self.talk_average = np.zeros((2, hands, 2))
-        self.talk_prediction = np.zeros((2, hands, 2))
         self.iteration = 0
-        self.non_dealer, self.dealer = rules.non_dealer, rules.dealer
-        for player in (0, 1):
-            entries = self.tree.list_entries(int(self.tree.node_list[0, player]))
-            if entries != list(self.deals.hands):
-                raise AssertionError("the root list must be the hand classes in order")
         if state is not None:
             self._restore(state)
 
+    branches = ("play",)
+
+    def _deals(self) -> Deals:
+        return Deals(self.part.class_counts, self.part.hand_size, self.tree.hands)
+
     # --- state, for checkpoints and results -------------------------------------------------
-    def _flat(self, talk: np.ndarray, which: str) -> np.ndarray:
-        parts = [talk.ravel()]
+    def _talk(self, which: str) -> np.ndarray:
+        """The rows before the play tree (none here; Le Truc's redeal talk)."""
+        return NOTHING
+
+    def _flat(self, which: str) -> np.ndarray:
+        parts = [self._talk(which).ravel()]
         for branch in self.branches:
             parts.append(getattr(self.tables[branch], which))
         return np.concatenate(parts)
 
-    def _unflat(self, flat: np.ndarray, talk: np.ndarray, which: str) -> None:
+    def _unflat(self, flat: np.ndarray, which: str) -> None:
+        talk = self._talk(which)
         sizes = [talk.size] + [int(self.tree.table_size.sum())] * len(self.branches)
         if flat.shape != (sum(sizes),):
             raise ValueError(f"saved tables hold {flat.size} numbers, this game's public tree "
@@ -351,41 +271,50 @@ class PublicSolver:
             getattr(self.tables[branch], which)[:] = piece
 
     def state(self, seconds: float) -> SolverState:
-        """The run's state (regrets and average sums of the talk and every copy, flattened;
-        in place of a current policy, the predictions of a predictive variant, else nothing:
-        the current policy is regret matching on the regrets)."""
-        return SolverState(str(self.game), self.schedule.algorithm, self.iteration, seconds,
-                           self._flat(self.talk_regret, "regret"),
-                           self._flat(self.talk_average, "average"),
-                           self._flat(self.talk_prediction, "prediction") if self.predictive
-                           else np.zeros(0))
+        """The run's state (regrets and average sums, flattened; in place of a current policy,
+        the predictions of a predictive variant, else nothing: the current policy is regret
+        matching on the regrets)."""
+        return SolverState(self.name, self.schedule.algorithm, self.iteration, seconds,
+                           self._flat("regret"), self._flat("average"),
+                           self._flat("prediction") if self.predictive else np.zeros(0))
 
     def _restore(self, state: SolverState) -> None:
-        if state.game_string != str(self.game):
-            raise ValueError(f"checkpoint is for game {state.game_string!r}, not {self.game}")
+        if state.game_string != self.name:
+            raise ValueError(f"checkpoint is for game {state.game_string!r}, not {self.name}")
         if state.algorithm != self.schedule.algorithm:
             raise ValueError(f"checkpoint was made by {state.algorithm!r}, "
                              f"not {self.schedule.algorithm!r}")
-        self._unflat(state.cumulative_regret, self.talk_regret, "regret")
-        self._unflat(state.cumulative_policy, self.talk_average, "average")
+        self._unflat(state.cumulative_regret, "regret")
+        self._unflat(state.cumulative_policy, "average")
         if self.predictive:
-            self._unflat(state.current_policy, self.talk_prediction, "prediction")
+            self._unflat(state.current_policy, "prediction")
         self.iteration = state.iteration
 
-    def average_policy(self) -> "PublicPolicy":
+    def average_policy(self) -> PublicPolicy:
         """The average policy (unnormalised sums; rows normalise on reading)."""
-        return PublicPolicy(str(self.game), self.talk_average.copy(),
-                            self._flat(np.zeros(0), "average"))
+        return PublicPolicy(self.name, self._talk("average").copy(), self._flat("average")[
+            self._talk("average").size:])
 
-    def load_policy(self, policy: "PublicPolicy") -> None:
+    def load_policy(self, policy: PublicPolicy) -> None:
         """Make `policy` this solver's average policy (for measuring and reading it)."""
-        if policy.game_string != str(self.game):
-            raise ValueError(f"policy is for {policy.game_string!r}, not {self.game}")
-        self.talk_average[...] = policy.talk
-        self._unflat(np.concatenate([self.talk_average.ravel(), policy.sums]),
-                     self.talk_average, "average")
+        if policy.game_string != self.name:
+            raise ValueError(f"policy is for {policy.game_string!r}, not {self.name}")
+        self._unflat(np.concatenate([np.ravel(policy.talk), policy.sums]), "average")
 
-    # --- one pass ---------------------------------------------------------------------------
+    # --- the copies of the play tree and how they are entered -------------------------------
+    def talk_policy(self, source: int) -> np.ndarray:
+        """The policy of the rows before the play tree (none here)."""
+        return NOTHING
+
+    def branch_reaches(self, talk: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Each player's own probability of entering each copy, per first hand."""
+        ones = np.ones(len(self.deals.hands))
+        return {"play": (ones, ones)}
+
+    def couplings(self, talk: np.ndarray) -> dict[str, np.ndarray]:
+        """Each copy's coupling [hand0, hand1]."""
+        return {"play": self.deals.first_hands()}
+
     def _pair_values(self, branch: str, source: int) -> np.ndarray:
         """Player 0's payoff x both reaches (no chance) summed per [hand0, hand1]."""
         hands = len(self.deals.hands)
@@ -393,129 +322,21 @@ class PublicSolver:
         self.passes.joint(np.ones(hands), np.ones(hands), self.tables[branch], source, out)
         return out
 
-    def talk_policy(self, source: int) -> np.ndarray:
-        """[non-dealer (Keep, Ask), dealer (Agree, Decline)] per first hand."""
-        if source == kernels.CURRENT:
-            return _row_policies(self.talk_regret,
-                                 self.talk_prediction if self.predictive else None)
-        return _row_policies(self.talk_average)
-
-    def branch_reaches(self, talk: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """Each player's own probability of entering each copy, per first hand (agree: 1,
-        its talk probabilities are in its coupling)."""
-        hands = len(self.deals.hands)
-        ones = np.ones(hands)
-        if not self.redeal:
-            return {"keep": (ones, ones)}
-        reaches = {}
-        for branch, nd, d in (("keep", talk[0, :, 0], ones),
-                              ("decline", talk[0, :, 1], talk[1, :, 1]),
-                              ("agree", ones, ones)):
-            by_player = [None, None]
-            by_player[self.non_dealer], by_player[self.dealer] = nd, d
-            reaches[branch] = tuple(by_player)
-        return reaches
-
-    def couplings(self, talk: np.ndarray) -> dict[str, np.ndarray]:
-        """Each copy's coupling [hand0, hand1]; the agree copy's for the dealer's whole range."""
-        result = {branch: self.deals.first_hands() for branch in self.branches
-                  if branch != "agree"}
-        if self.redeal:
-            weights = [None, None]
-            weights[self.non_dealer] = talk[0, :, 1]
-            weights[self.dealer] = np.ones(len(self.deals.hands))
-            result["agree"] = self.deals.after_redeal(self.rules, *weights)
-        return result
-
     # --- iterations -----------------------------------------------------------------------------
     def iterate(self, count: int = 1) -> None:
-        """`count` iterations, each updating player 0, then player 1."""
+        """`count` iterations, each updating player 0, then player 1, all in one kernel call."""
         steps = self.schedule.steps(self.iteration + 1, count)
-        if not self.redeal:  # all in one kernel call
-            self.passes.iterations(self.deals.first_hands(), self.tables["keep"], steps)
-            self.iteration += count
-            return
-        for step in steps:
-            for player in (0, 1):
-                self._update(player, step)
-            self.iteration += 1
-
-    def _update(self, player: int, step: np.ndarray) -> None:
-        talk = self.talk_policy(kernels.CURRENT)
-        reaches = self.branch_reaches(talk)
-        couplings = self.couplings(talk)
-        agree_values = None
-        if self.redeal:
-            agree_values = self.talk_value_of_agree(player, talk, kernels.CURRENT)
-        values = {}
-        for branch in self.branches:
-            own, other = reaches[branch][player], reaches[branch][1 - player]
-            values[branch] = self.passes.update(player, own, other, couplings[branch],
-                                                self.tables[branch], step)
-        if self.redeal:
-            self._update_talk(player, talk, values, agree_values, step)
-
-    def talk_value_of_agree(self, player: int, talk: np.ndarray, source: int) -> np.ndarray:
-        """The player's value of a redeal per set-aside hand, the agree copy played by `source`
-        policies and the other's talk probability of getting there."""
-        pair = self._pair_values("agree", source)
-        mine = pair if player == 0 else -pair.T
-        other_weight = talk[0, :, 1] if player == self.dealer else talk[1, :, 0]
-        return self.deals.value_by_set_aside(self.rules, mine, other_weight)
-
-    def _update_talk(self, player, talk, values, agree_values, step) -> None:
-        """The player's talk row per first hand (own reach one), from the copies' values."""
-        if player == self.non_dealer:
-            row, action_values = 0, np.stack(
-                [values["keep"], values["decline"] + agree_values], axis=1)
-        else:
-            row, action_values = 1, np.stack([agree_values, values["decline"]], axis=1)
-        kernels.update_rows(self.talk_regret[row].reshape(-1),
-                            self.talk_average[row].reshape(-1),
-                            self.talk_prediction[row].reshape(-1), self.predictive,
-                            np.ascontiguousarray(talk[row]).reshape(-1),
-                            action_values.reshape(-1), 2, step)
+        self.passes.iterations(self.deals.first_hands(), self.tables["play"], steps)
+        self.iteration += count
 
     # --- measurement --------------------------------------------------------------------------
     def best_response_values(self) -> tuple[float, float]:
         """Each player's best-response value (his points per hand) against the other's average
-        policy, in the real game (the set-aside hand remembered)."""
-        talk = self.talk_policy(kernels.AVERAGE)
-        reaches = self.branch_reaches(talk)
-        result = [0.0, 0.0]
-        for player in (0, 1):
-            branch_values = {}
-            for branch in self.branches:
-                if branch == "agree":
-                    continue
-                branch_values[branch] = self.passes.best_response(
-                    player, reaches[branch][1 - player], self.deals.first_hands(),
-                    self.tables[branch])
-            if not self.redeal:
-                result[player] = float(branch_values["keep"].sum())
-                continue
-            agree = self._agree_best_responses(player, talk)
-            if player == self.non_dealer:
-                per_hand = np.maximum(branch_values["keep"], branch_values["decline"] + agree)
-            else:
-                per_hand = branch_values["keep"] + np.maximum(branch_values["decline"], agree)
-            result[player] = float(per_hand.sum())
-        return result[0], result[1]
-
-    def _agree_best_responses(self, player: int, talk: np.ndarray) -> np.ndarray:
-        """Per set-aside hand: the player's best value in the agree copy, knowing that hand,
-        against the other's average play there and talk probability of getting there."""
-        other_weight = talk[0, :, 1] if player == self.dealer else talk[1, :, 0]
-        hands = len(self.deals.hands)
-        result = np.zeros(hands)
-        if not other_weight.any():
-            return result
-        ones = np.ones(hands)
-        for old, coupling in self.deals.by_set_aside(self.rules, other_weight):  # [mine, his]
-            by_hand0 = coupling if player == 0 else coupling.T  # a view
-            result[old] = self.passes.best_response(player, ones, by_hand0,
-                                                    self.tables["agree"]).sum()
-        return result
+        policy."""
+        ones = np.ones(len(self.deals.hands))
+        return tuple(float(self.passes.best_response(player, ones, self.deals.first_hands(),
+                                                     self.tables["play"]).sum())
+                     for player in (0, 1))
 
     def exploitability(self) -> float:
         """NashConv / 2 of the average policies, points per hand, exact."""
@@ -524,97 +345,37 @@ class PublicSolver:
 
     def game_value(self) -> float:
         """Player 0's expected points per hand when both play their average policies."""
-        talk = self.talk_policy(kernels.AVERAGE)
-        total = 0.0
-        for branch in self.branches:
-            pair = self._pair_values(branch, kernels.AVERAGE)
-            if branch == "agree":
-                weights = [None, None]
-                weights[self.non_dealer], weights[self.dealer] = talk[0, :, 1], talk[1, :, 0]
-                total += float(np.sum(self.deals.after_redeal(self.rules, *weights) * pair))
-                continue
-            reach0, reach1 = self.branch_reaches(talk)[branch]
-            total += float(np.sum(self.deals.first_hands() * np.outer(reach0, reach1) * pair))
-        return total
+        return float(np.sum(self.deals.first_hands() * self._pair_values("play",
+                                                                         kernels.AVERAGE)))
 
-    # --- reading the policy by information state ------------------------------------------------
-    def action_probabilities(self, info_state: str) -> dict[int, float]:
-        """The average policy at one information state string of `games.le_truc` (isomorphic:
-        ranks without suits), as {action: probability} over its legal actions."""
-        player, branch, hand, actions = self._parse(info_state)
-        if branch == "talk":
-            row = 0 if player == self.non_dealer else 1
-            probabilities = _row_policies(self.talk_average[row])[self._hand_index(hand)]
-            names = (le_truc.KEEP, le_truc.ASK_REDEAL) if row == 0 else (le_truc.AGREE,
-                                                                        le_truc.DECLINE)
-            return dict(zip(names, map(float, probabilities)))
-        node, remaining = self._walk(actions, player, hand)
+    # --- reading the policy -----------------------------------------------------------------------
+    def row_probabilities(self, branch: str, actions: list[int], player: int,
+                          entry: tuple) -> dict[int, float]:
+        """The average policy of `player` holding `entry` ((unplayed classes, covered classes))
+        at the node after the play tree's `actions` (edge actions: `PlayTree.edge_action`), as
+        {OpenSpiel action: probability}."""
         tree = self.tree
-        if tree.node_player[node] != player:
-            raise ValueError(f"{info_state!r}: player {player} does not act there")
-        entries = tree.list_entries(int(tree.node_list[node, player]))
-        x = entries.index(remaining)
-        first = int(tree.list_start[tree.node_list[node, player]])
-        nbet = int(tree.node_nbet[node])
-        cards = bool(tree.node_card_turn[node])
-        start = int(tree.node_table[node]) + x * nbet + (int(tree.entry_before[first + x])
-                                                          if cards else 0)
-        edges = range(tree.child_start[node], tree.child_start[node + 1])
-        legal = [int(tree.edge_action[e]) for e in edges][:nbet]
-        if cards:
-            legal += [le_truc.CARD_ACTION_BASE + rank for rank in sorted(set(remaining))]
-        sums = self.tables[branch].average_of(player)[start:start + len(legal)]
-        return dict(zip(legal, map(float, _row_policies(sums))))
-
-    def _hand_index(self, hand: tuple[int, ...]) -> int:
-        return self.deals.hands.index(hand)
-
-    def _parse(self, info_state: str):
-        """(player, branch or "talk", current hand as sorted ranks, play actions as ids)."""
-        parts = info_state.split(" | ")
-        try:
-            player = int(parts[0][1:])
-            hands = [self._ranks(part[5:]) for part in parts[1:] if part.startswith("hand ")]
-            actions = [a for part in parts[1:] if not part.startswith("hand ")
-                       for a in part.split(", ")]
-        except (ValueError, IndexError):
-            raise ValueError(f"not a Le Truc information state: {info_state!r}") from None
-        names = [a.split(":", 1)[1] for a in actions]
-        if not self.redeal:
-            return player, "keep", hands[0], names
-        if not names or names == ["Ask redeal"]:
-            return player, "talk", hands[0], []
-        if names[0] == "Keep":
-            return player, "keep", hands[0], names[1:]
-        branch = "agree" if names[1] == "Agree" else "decline"
-        return player, branch, hands[-1], names[2:]
-
-    def _ranks(self, text: str) -> tuple[int, ...]:
-        index = {self.rules.deck.rank_name(r): r for r in range(self.rules.deck.num_ranks)}
-        return tuple(sorted(index[name] for name in text.split()))
-
-    def _walk(self, names: list[str], player: int, hand: tuple[int, ...]):
-        """The play-tree node after these action names, and `player`'s unplayed cards there."""
-        tree = self.tree
-        ids = {name: action for action, name in enumerate(le_truc.BETTING_ACTION_NAMES)}
-        node, remaining = 0, list(hand)
-        for name in names:
-            if name.startswith("Play "):
-                rank = self._ranks(name[5:])[0]
-                action = le_truc.CARD_ACTION_BASE + rank
-                if tree.node_player[node] == player:
-                    remaining.remove(rank)
-            else:
-                action = ids[name]
+        node = 0
+        for action in actions:
             edges = range(tree.child_start[node], tree.child_start[node + 1])
             node = next(int(tree.child[e]) for e in edges if tree.edge_action[e] == action)
-        return node, tuple(remaining)
+        if tree.node_player[node] != player:
+            raise ValueError(f"player {player} does not act at that point")
+        lst = int(tree.node_list[node, player])
+        x = tree.entry_index(lst, entry)
+        first = int(tree.list_start[lst])
+        nbet, cards = int(tree.node_nbet[node]), int(tree.node_card_turn[node])
+        start = int(tree.node_table[node]) + x * nbet + cards * int(tree.entry_before[first + x])
+        legal = tree.row_actions(self.part, node, entry)
+        sums = self.tables[branch].average_of(player)[start:start + len(legal)]
+        return dict(zip(legal, map(float, _row_policies(sums))))
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class PublicPolicy:
-    """The average policy of a public-tree solve: the talk's sums [non-dealer, dealer][first
-    hand][action] and every copy's table sums, flattened (branch by branch, player 0 then 1).
+    """The average policy of a public-tree solve of one sub-game: the sums of the rows before
+    the play tree (`talk`: Le Truc's redeal talk, [non-dealer, dealer][first hand][action];
+    empty elsewhere) and every copy's table sums, flattened (copy by copy, player 0 then 1).
     Read it through `PublicSolver.load_policy`."""
 
     game_string: str
@@ -626,46 +387,6 @@ class PublicPolicy:
                 "talk_average": self.talk, "average": self.sums}
 
     @classmethod
-    def from_arrays(cls, arrays) -> "PublicPolicy":
+    def from_arrays(cls, arrays) -> PublicPolicy:
         return cls(str(arrays["game_string"]), np.asarray(arrays["talk_average"], dtype=float),
                    np.asarray(arrays["average"], dtype=float))
-
-
-def solver_for(game, policy: PublicPolicy, cache: bool = True) -> PublicSolver:
-    """A solver holding `policy` as its average policy (to measure or read it)."""
-    solver = PublicSolver(game, make_schedule("dcfr"), load_play_tree(game, cache))
-    solver.load_policy(policy)
-    return solver
-
-
-def solve_public(game, algorithm: str = "dcfr", iterations: int | None = None,
-                 target_exploitability: float | None = None, time_limit: float | None = None,
-                 eval_every: int = 10, checkpoint: Callable[[SolverState], None] | None = None,
-                 checkpoint_every: int = 100, progress: bool = True,
-                 on_progress: Callable[[int, float, float], None] | None = None,
-                 on_iteration: Callable[[int, float], None] | None = None,
-                 seed: int | None = None, resume: SolverState | None = None, cache: bool = True,
-                 alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0) -> SolveResult:
-    """`solver.cfr.solve` for Le Truc on the public tree (same stopping rules, checkpoints and
-    result; the exploitability is exact in the real game, see the module docstring)."""
-    validate_stopping(iterations, target_exploitability, time_limit, eval_every, checkpoint_every)
-    schedule = make_schedule(algorithm, alpha, beta, gamma)
-    build_start = time.perf_counter()
-    tree = load_play_tree(game, cache)
-    build_seconds = time.perf_counter() - build_start
-    engine = PublicSolver(game, schedule, tree, resume)
-    curve, exploitability, seconds = run_iterations(
-        engine, engine.exploitability, algorithm=algorithm, iterations=iterations,
-        target_exploitability=target_exploitability, time_limit=time_limit,
-        eval_every=eval_every, checkpoint=checkpoint, checkpoint_every=checkpoint_every,
-        progress=progress, on_progress=on_progress, on_iteration=on_iteration,
-        start_seconds=resume.seconds if resume is not None else 0.0)
-    state = engine.state(seconds)
-    if checkpoint is not None:
-        checkpoint(state)
-    return SolveResult(
-        average_policy=engine.average_policy(), exploitability=exploitability,
-        game_value=engine.game_value(), curve=curve, iterations=engine.iteration,
-        seconds=seconds, compile_seconds=build_seconds, algorithm=algorithm, seed=seed,
-        tree_sizes={"engine": ENGINE, "branches": len(engine.branches), **tree.sizes()},
-        state=state)

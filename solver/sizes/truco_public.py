@@ -532,7 +532,7 @@ def time_le_truc_engine(game_strings=LE_TRUC_TIMING_GAMES, repeats: int = 3,
     of `repeats` single iterations (the least disturbed by other processes). Returns the work
     (`le_truc_work`) and seconds per game. Builds every tree (about 70 s for the full-size
     game), without the tree cache."""
-    from solver.public.cfr import PublicSolver
+    from solver.public.solve import make_solver
     from solver.public.tree import build_play_tree
     from solver.registry import load_game
     from solver.schedules import make_schedule
@@ -541,7 +541,7 @@ def time_le_truc_engine(game_strings=LE_TRUC_TIMING_GAMES, repeats: int = 3,
     for game_string in progress_bar(game_strings, "timing Le Truc", progress):
         game = load_game(game_string)
         tree = build_play_tree(game)
-        engine = PublicSolver(game, make_schedule("dcfr"), tree)
+        engine = make_solver(game, make_schedule("dcfr"), tree=tree)
         engine.iterate(1)
         times = []
         for _ in range(repeats):
