@@ -17,13 +17,17 @@ $(STAMP): pyproject.toml
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
+# `make solve` writes to runs/ (git-ignored): it never changes committed files. OUT=DIR writes
+# elsewhere (OUT=results/le_truc/small regenerates the committed copy).
+OUT ?= runs/le_truc/small
+
 solve: $(STAMP)
 	$(BIN)/tricksolver solve python_le_truc -p num_ranks=4 -p hand_size=2 -p isomorphic=true \
-	    --target 1e-5 --out results/le_truc/small
-	$(BIN)/tricksolver chart results/le_truc/small
+	    --target 1e-5 --out $(OUT)
+	$(BIN)/tricksolver chart $(OUT)
 
 bench: $(STAMP)
-	$(BIN)/tricksolver bench
+	$(BIN)/tricksolver bench --output runs/bench
 
 clean:
 	rm -rf $(VENV) build *.egg-info

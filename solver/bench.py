@@ -6,7 +6,8 @@ of CFR+ iterations by our engine, by OpenSpiel's C++ `pyspiel.CFRPlusSolver` and
 our CFR+, DCFR and PCFR+ take to reach a target exploitability. `--le-truc-full` instead
 compiles and solves the full isomorphic Le Truc without redeal and reports tree size, compile
 seconds, iterations, exploitability, total seconds, peak memory and the non-dealer's value.
-Figures go to stdout and to `results/bench/<date>[-le-truc-full].json`.
+Figures go to stdout and to `<output>/<date>[-le-truc-full].json` (`tricksolver bench`: runs/bench/
+by default, git-ignored; the committed figures in results/bench/ come from `--output results/bench`).
 
 For Le Truc the public-tree engine (`solver.public.cfr`) is timed the same way on the same game.
 Iterations run one Python call each for every engine (ours: `CFREngine.iterate()`), and our and

@@ -6,6 +6,10 @@ kernels it calls, the game's module and everything that module imports (Truco Pa
 `source_digest` hashes all of it — the given modules and, transitively, every module of this
 project (`games`, `solver`) they import, found by reading their import statements — so editing
 any rule or kernel invalidates the trees built from it.
+
+The cache is capped (`max_cache_bytes`: $TRICKSOLVER_CACHE_MAX, default 8 GiB): after a tree is
+written, the least recently used entries (last written or loaded) go until the cache fits
+(`enforce_cap`); `tricksolver cache` shows its place and size, `--clear` empties it.
 """
 from __future__ import annotations
 
@@ -14,6 +18,8 @@ import hashlib
 import importlib.util
 import os
 import pathlib
+import shutil
+import time
 import types
 
 PROJECT_PACKAGES = ("games", "solver")
@@ -94,3 +100,112 @@ def _project_source(name: str) -> pathlib.Path | None:
         return None
     origin = getattr(spec, "origin", None)
     return pathlib.Path(origin) if origin and origin.endswith(".py") else None
+
+
+# --- size, cap and clearing ---------------------------------------------------------------------
+DEFAULT_MAX_BYTES = 8 * 1024**3  # 8 GiB: the largest history trees here take 1-2 GB each
+MAX_SIZE_ENV = "TRICKSOLVER_CACHE_MAX"
+_UNITS = {"": 1, "B": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
+_STALE_TEMPORARY_SECONDS = 24 * 3600  # a half-written entry this old belongs to a dead process
+
+
+def parse_size(text: str) -> int:
+    """Bytes in `text`: a number with an optional K, M, G or T suffix (powers of 1024), e.g.
+    `8G`, `500M`, `0`; ValueError naming the text otherwise."""
+    cleaned = text.strip().upper().removesuffix("IB").removesuffix("B")
+    number, unit = (cleaned[:-1], cleaned[-1]) if cleaned[-1:] in _UNITS else (cleaned, "")
+    try:
+        value = float(number)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise ValueError(f"cache size {text!r}: give bytes with an optional K, M, G or T suffix, "
+                         f"e.g. 8G or 500M")
+    return int(value * _UNITS[unit])
+
+
+def max_cache_bytes() -> int:
+    """The cap on the cache's size: $TRICKSOLVER_CACHE_MAX (e.g. `20G`), default 8 GiB."""
+    text = os.environ.get(MAX_SIZE_ENV)
+    return DEFAULT_MAX_BYTES if not text else parse_size(text)
+
+
+def cache_entries(root: pathlib.Path | None = None) -> list[tuple[pathlib.Path, int, float]]:
+    """Every cached tree as (path, bytes, last use as a POSIX time), least recently used first.
+    An entry is a directory or a file directly under `root/trees` or `root/public`."""
+    root = cache_dir() if root is None else root
+    entries = []
+    for kind in ("trees", "public"):
+        folder = root / kind
+        if not folder.is_dir():
+            continue
+        for path in folder.iterdir():
+            try:
+                entries.append((path, _entry_bytes(path), _last_use(path)))
+            except FileNotFoundError:  # removed meanwhile by another process
+                continue
+    return sorted(entries, key=lambda entry: entry[2])
+
+
+def cache_bytes(root: pathlib.Path | None = None) -> int:
+    """Total bytes of the cached trees."""
+    return sum(size for _, size, _ in cache_entries(root))
+
+
+def touch(path: pathlib.Path) -> None:
+    """Record a use of the cache entry `path` (its modification time is its last use)."""
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+def enforce_cap(keep: pathlib.Path | None = None, max_bytes: int | None = None,
+                root: pathlib.Path | None = None) -> list[pathlib.Path]:
+    """Remove least recently used entries until the cache holds at most `max_bytes` (default
+    `max_cache_bytes()`); `keep` (the entry just written) is never removed. Returns the removed
+    paths. Entries still being written by another process (`*.tmp-PID`) are left alone unless
+    they are a day old."""
+    limit = max_cache_bytes() if max_bytes is None else max_bytes
+    entries = cache_entries(root)
+    total = sum(size for _, size, _ in entries)
+    removed = []
+    now = time.time()
+    for path, size, last_use in entries:
+        if total <= limit:
+            break
+        temporary = ".tmp" in path.name and now - last_use < _STALE_TEMPORARY_SECONDS
+        if temporary or (keep is not None and path.resolve() == keep.resolve()):
+            continue
+        _remove(path)
+        total -= size
+        removed.append(path)
+    return removed
+
+
+def clear_cache(root: pathlib.Path | None = None) -> tuple[int, int]:
+    """Remove every cached tree; (entries removed, bytes freed)."""
+    entries = cache_entries(root)
+    for path, _, _ in entries:
+        _remove(path)
+    return len(entries), sum(size for _, size, _ in entries)
+
+
+def _entry_bytes(path: pathlib.Path) -> int:
+    """Bytes of a file, or of every file below a directory."""
+    if path.is_file():
+        return path.stat().st_size
+    return sum(child.stat().st_size for child in path.rglob("*") if child.is_file())
+
+
+def _last_use(path: pathlib.Path) -> float:
+    """When the entry was last written or loaded (`touch`)."""
+    return path.stat().st_mtime
+
+
+def _remove(path: pathlib.Path) -> None:
+    """Delete a cache entry, file or directory, ignoring one already gone."""
+    if path.is_dir():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)

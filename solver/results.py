@@ -44,7 +44,8 @@ SUMMARY_FILE = "summary.json"
 CHECKPOINT_FILE = "checkpoint.npz"
 CURVE_HEADER = ("iteration", "seconds", "exploitability")
 VERSIONED_PACKAGES = ("tricksolver", "numpy", "numba", "open_spiel", "matplotlib")
-RESULTS_ROOT = pathlib.Path("results")
+RESULTS_ROOT = pathlib.Path("results")  # committed results: written only when --out names them
+RUNS_ROOT = pathlib.Path("runs")  # git-ignored: where commands write unless told otherwise
 SETTING_DEFAULTS = {"engine": "history"}  # settings older checkpoints do not record
 
 
@@ -77,8 +78,9 @@ def params_hash(game_string: str) -> str:
     return hashlib.sha256(game_string.encode()).hexdigest()[:10]
 
 
-def default_result_dir(game_string: str, root: pathlib.Path = RESULTS_ROOT) -> pathlib.Path:
-    """`results/<game>/<params-hash>/`, e.g. `results/le_truc/917a762271/`."""
+def default_result_dir(game_string: str, root: pathlib.Path = RUNS_ROOT) -> pathlib.Path:
+    """`runs/<game>/<params-hash>/`, e.g. `runs/le_truc/917a762271/` (runs/ is git-ignored:
+    a solve never changes committed files unless its --out names them)."""
     return root / game_short_name(game_string).removeprefix("python_") / params_hash(game_string)
 
 

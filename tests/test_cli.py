@@ -43,7 +43,7 @@ def test_bad_solve_keeps_the_previous_result(small_result, tmp_path, capsys):
     other = tmp_path / "other"
     shutil.copytree(small_result, other)
     assert_one_line_error(capsys, ["solve", SMALL_LE_TRUC, "--iterations", "-5", "--quiet",
-                                   "--out", other], "iterations must be >= 0")
+                                   "--out", other], "--iterations")
     assert results.read_summary(other) == results.read_summary(small_result)
 
 
@@ -270,7 +270,7 @@ def test_console_script_and_module_entry_point(tree_cache):
 def test_default_result_dir_names_game_and_parameters():
     game_string = str(load_game(SMALL_LE_TRUC))
     path = results.default_result_dir(game_string)
-    assert path.parts[:2] == ("results", "le_truc")
+    assert path.parts[:2] == ("runs", "le_truc")
     assert path.name == results.params_hash(game_string) != results.params_hash(
         str(load_game(OTHER_LE_TRUC)))
 

@@ -247,7 +247,8 @@ def test_auto_engine_takes_the_public_tree_only_where_the_history_tree_is_too_bi
     big = "python_le_truc(num_ranks=5,hand_size=3{})"  # 2.0e9 histories with the redeal
     assert resolve_engine("auto", load_game(REDEAL)) == "history"
     assert resolve_engine("auto", load_game(big.format(",isomorphic=true"))) == "public"
-    assert resolve_engine("history", load_game(big.format(",isomorphic=true"))) == "history"
+    with pytest.raises(ValueError, match="too many for the history tree"):  # issue 16, item 2
+        resolve_engine("history", load_game(big.format(",isomorphic=true")))
     with pytest.raises(ValueError, match="add -p isomorphic=true"):
         resolve_engine("auto", load_game(big.format("")))
 

@@ -5,9 +5,12 @@ weights against the whole game), CFR runs the same iterations, and the games the
 take are refused in one line."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
+from solver import cli
 from solver.history.best_response import exploitability, policy_value
 from solver.history.cfr import solve
 from solver.history.policy import policy_array
@@ -112,3 +115,30 @@ def test_vira_classes_are_the_sub_games():
 def test_games_the_engine_refuses(game_string, message):
     with pytest.raises(ValueError, match=message):
         public_parts(load_game(game_string))
+
+
+def test_cli_solves_vira_class_by_vira_class_and_resumes(tmp_path, capsys):
+    """`solve --engine public` on Truco: one result directory per vira class and a combined
+    summary (weighted sums); `--part` solves some classes, `--resume` the rest, skipping the
+    finished ones; the whole-game figures equal the classes' weighted by 1/num_ranks."""
+    game = "python_truco_paulista(num_ranks=3,hand_size=1,isomorphic=true)"
+    out = tmp_path / "truco"
+    common = ["solve", game, "--engine", "public", "--iterations", "20", "--out", str(out),
+              "--quiet"]
+    assert cli.main([*common, "--part", "vira 2"]) == 0
+    partial = json.loads((out / "summary.json").read_text())
+    assert (partial["parts_finished"], partial["parts"]) == (1, 3)
+    assert partial["exploitability"] is None
+    assert cli.main([*common, "--resume"]) == 0
+    assert "vira 2: finished" in capsys.readouterr().err
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["parts_finished"] == 3
+    parts = [json.loads((out / name / "summary.json").read_text())
+             for name in ("vira_A", "vira_2", "vira_3")]
+    assert summary["exploitability"] == pytest.approx(
+        sum(p["exploitability"] for p in parts) / 3, abs=1e-12)
+    assert summary["game_value"] == pytest.approx(sum(p["game_value"] for p in parts) / 3,
+                                                  abs=1e-12)
+    solved = solve(load_game(game), algorithm="dcfr", iterations=20, progress=False)
+    assert summary["exploitability"] == pytest.approx(solved.exploitability, abs=1e-9)
+    assert cli.main([*common, "--part", "vira 9"]) == 2

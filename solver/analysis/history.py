@@ -233,3 +233,18 @@ def _paths_to(tree: GameTree, nodes: np.ndarray):
         empty = np.empty((len(nodes), 0), dtype=np.int64)
         return empty, empty, depths
     return np.stack(actions[::-1], axis=1), np.stack(actors[::-1], axis=1), depths
+
+
+def info_state_reach(game: pyspiel.Game, policy: AveragePolicy,
+                     tree: GameTree | None = None) -> dict[str, float]:
+    """{information state string: probability that play under `policy` (chance x both
+    players) reaches it}, over the compiled history tree of `game`."""
+    tree = tree if tree is not None else compile_game(game)
+    probabilities = policy_array(tree, policy, game)
+    reach = np.empty(tree.num_nodes)
+    _kernels.others_reach_pass(*Sweep.of(tree, probabilities).arrays(), NOBODY, reach)
+    decision_nodes = np.flatnonzero(tree.node_player >= 0)
+    infoset_reach = np.bincount(tree.node_infoset[decision_nodes], reach[decision_nodes],
+                                tree.num_infosets)
+    names = _info_state_names(tree, policy, game)
+    return dict(zip(names, infoset_reach.tolist()))

@@ -19,18 +19,53 @@ COMMAND_MODULES = (
     "solver.cli.match",
     "solver.cli.bench",
     "solver.cli.sizes",
+    "solver.cli.cache",
 )
 
 EXIT_BAD_INPUT = 2
 
 QUICK_START = """\
-a first session (a small Le Truc: 4 ranks, 2-card hands, no redeal):
+a first session (a small Le Truc: 4 ranks, 2-card hands, no redeal; seconds):
   tricksolver solve python_le_truc -p num_ranks=4 -p hand_size=2 -p isomorphic=true \\
-      -p max_redeals=0 --target 1e-4 --out results/le_truc/first
-  tricksolver chart results/le_truc/first            # charts and tables in .../first/charts
-  tricksolver show results/le_truc/first --infostate 'p0 | hand 7 A'
-  tricksolver exploit results/le_truc/first
+      -p max_redeals=0 --target 1e-4 --out runs/le_truc/first
+  tricksolver chart runs/le_truc/first               # charts and tables in .../first/charts
+  tricksolver show runs/le_truc/first --hand '7 A'
+  tricksolver exploit runs/le_truc/first
+Results go to runs/ (git-ignored) unless --out says otherwise. Compiled trees are cached in
+$TRICKSOLVER_CACHE (default ~/.cache/tricksolver), capped at 8 GiB ($TRICKSOLVER_CACHE_MAX);
+'tricksolver cache' shows its size, 'tricksolver cache --clear' empties it.
 'tricksolver COMMAND --help' explains each command."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line on stderr (exit code 2), naming the
+    command and pointing at its --help, instead of the usage block."""
+
+    def error(self, message: str):
+        """Print `PROG: error: MESSAGE (see PROG --help)` and exit with code 2."""
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} must be at least 1")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} must be a positive number")
+    return value
 
 
 class CliError(Exception):
@@ -39,7 +74,7 @@ class CliError(Exception):
 
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every subcommand registered."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="tricksolver",
         description="Game-theory solver for bluffing trick-taking card games "
         "(Le Truc, Truco Paulista, Trucomano, Two-Ten-Jack).",
@@ -54,7 +89,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `tricksolver` console script."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # --help (0) or a usage error, already printed on one line
+        return exit_.code if isinstance(exit_.code, int) else EXIT_BAD_INPUT
     try:
         return int(args.func(args) or 0)
     except (CliError, ValueError, pyspiel.SpielError, OSError) as error:

@@ -1,5 +1,6 @@
 """`tricksolver bench`: the engine benchmarks of `solver.bench`, printed side by side and saved
-as JSON under results/bench/."""
+as JSON under runs/bench/ (git-ignored), or under --output (results/bench/ for the committed
+figures)."""
 from __future__ import annotations
 
 import argparse
@@ -9,6 +10,7 @@ import logging
 import pathlib
 
 from solver import bench
+from solver.cli import positive_float, positive_int
 from solver.bench import (CASES, LE_TRUC_FULL, bench_game, format_full_solve, format_table,
                           full_le_truc_solve, machine_info, peak_memory_mb, warm_up_kernels)
 from solver.results import atomic_write_bytes
@@ -19,16 +21,18 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "bench", help="benchmark our CFR engine against OpenSpiel's CFR+ (C++ and Python)",
         description=bench.__doc__.split("\n\n")[1])
-    parser.add_argument("--output", default="results/bench", help="directory for the JSON")
+    parser.add_argument("--output", "--out", default="runs/bench", metavar="DIR",
+                        help="directory for the JSON (default runs/bench, git-ignored; the "
+                        "committed figures were written with --output results/bench)")
     parser.add_argument("--le-truc-full", action="store_true",
                         help=f"solve {LE_TRUC_FULL} instead of the side-by-side run")
     parser.add_argument("--algorithm", default="dcfr",
                         help="algorithm of the --le-truc-full solve (default dcfr)")
-    parser.add_argument("--time-limit", type=float, default=None,
+    parser.add_argument("--time-limit", type=positive_float, default=None,
                         help="seconds the --le-truc-full solve may take (default: none)")
-    parser.add_argument("--target", type=float, default=1e-3,
+    parser.add_argument("--target", type=positive_float, default=1e-3,
                         help="target exploitability of the --le-truc-full solve (points/hand)")
-    parser.add_argument("--eval-every", type=int, default=10,
+    parser.add_argument("--eval-every", type=positive_int, default=10,
                         help="iterations between exact evaluations of the --le-truc-full solve")
     parser.add_argument("--no-cache", action="store_true",
                         help="compile the game even if a cached tree exists")

@@ -8,6 +8,7 @@ import json
 import pathlib
 import shlex
 
+from solver.cli import positive_int
 from solver.cli.games import load_game_checked
 from solver.play.match import MatchSummary, format_summary, play_match, pool_matches
 from solver.results import atomic_write_bytes
@@ -25,14 +26,14 @@ def add_parser(subparsers):
         "nothing: pools saved runs (--json files) of the same bots on the same game, e.g. the "
         "parts of a long match run with different seeds, and prints them as one table.",
         epilog="examples:\n  tricksolver match python_two_ten_jack --bot heuristic --bot random "
-        "--hands 1000 --seed 1 --json heuristic_vs_random.json\n"
-        "  tricksolver match --summarize match_*.json --markdown matches.md",
+        "--hands 1000 --seed 1 --json runs/heuristic_vs_random.json\n"
+        "  tricksolver match --summarize runs/*.json --markdown runs/matches.md",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("game", nargs="?", metavar="GAME",
                         help='game string, e.g. "python_two_ten_jack(hand_size=6)"')
     parser.add_argument("--bot", action="append", metavar="SPEC",
                         help="random, heuristic, ismcts or ismcts:SIMULATIONS; give it twice")
-    parser.add_argument("--hands", type=int, help=f"duplicate deals ({DEFAULT_HANDS})")
+    parser.add_argument("--hands", type=positive_int, help=f"duplicate deals ({DEFAULT_HANDS})")
     parser.add_argument("--seed", type=int, help=f"random seed ({DEFAULT_SEED})")
     parser.add_argument("--json", metavar="PATH",
                         help="also write the summary, per-deal points and command as JSON")

@@ -15,10 +15,12 @@ import shlex
 
 from solver import results
 from solver.cli.games import load_game_checked
+from solver.cli.solve import require_history_tree
 from solver.history.best_response import exploitability
 from solver.history.policy import AveragePolicy
 
 MAX_SHOWN = 12
+OFF_PATH_REACH = 1e-6  # decisions reached less often than this are off the equilibrium path
 CHART_KINDS = ("curve", "strategy", "bluff", "tables", "all")
 
 
@@ -43,7 +45,7 @@ def _add_exploit(subparsers) -> None:
         epilog="examples:\n  tricksolver exploit results/le_truc/small\n"
         "  tricksolver exploit 'python_two_ten_jack(suits=h:s,ranks=2:T:J:A,hand_size=2)' "
         "--bot heuristic --bot ismcts:10 --seed 1 --seed 2 \\\n"
-        "      --against results/two_ten_jack/hs_h2 --markdown bots.md",
+        "      --against results/two_ten_jack/hs_h2 --markdown runs/bots.md   # about 20 min",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("target", metavar="RESULT|GAME",
                         help="result directory; with --bot, a game string")
@@ -99,6 +101,7 @@ def _exploit_bots(args) -> int:
                          f"not of {game}")
     seeds = args.seed or [0]
     check_bots(game, args.bot, seeds)
+    require_history_tree(game)
     tree = compile_game(game)
     equilibrium = equilibrium_on(tree, game, saved.policy) if saved is not None else None
     rows = evaluate_bots(tree, game, args.bot, seeds, equilibrium)
@@ -189,53 +192,152 @@ def _add_show(subparsers) -> None:
     """The `show` subcommand's parser."""
     parser = subparsers.add_parser(
         "show", help="print the strategy at one decision in words",
-        description="Print the saved strategy at the information states matching --infostate: "
-        "an exact information state string, or a fragment (if it matches more than "
-        f"{MAX_SHOWN}, only the decisions right after the fragment are shown).",
-        epilog="example:\n  tricksolver show results/le_truc/small "
-        "--infostate 'p1 | hand 7 A | 0:Raise'",
+        description="Print the saved strategy at the decisions you pick, in words, with how "
+        "often the equilibrium reaches each (chance x both players' strategies) and a warning "
+        "where it never does (there the mix is arbitrary). Pick decisions by --hand (the "
+        "cards the player holds now) and --history (the actions so far, in plain words, "
+        "comma-separated), or by --infostate (an information state string or a fragment of "
+        f"one; if a fragment matches more than {MAX_SHOWN}, only the decisions right after it "
+        "are shown). Several matches are all shown (up to "
+        f"{MAX_SHOWN}); more is an error that lists some of them.",
+        epilog="examples:\n  tricksolver show results/le_truc/small --hand '7 A'\n"
+        "  tricksolver show results/le_truc/small --hand '7 A' --history 'Keep, Raise'\n"
+        "  tricksolver show results/le_truc/r8_h2 --hand 'Q J' --player 1 --history 'Raise'\n"
+        "  tricksolver show results/le_truc/small --infostate 'p1 | hand 7 A | 0:Keep, 0:Raise'",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("result", metavar="RESULT", type=pathlib.Path, help="result directory")
-    parser.add_argument("--infostate", required=True, metavar="TEXT",
+    parser.add_argument("--infostate", metavar="TEXT",
                         help="information state string or a fragment of one")
+    parser.add_argument("--hand", metavar="CARDS",
+                        help="the cards held now, any order, e.g. '7 A' (isomorphic games) "
+                        "or '7s Ah'")
+    parser.add_argument("--history", metavar="ACTIONS", default=None,
+                        help="with --hand: the actions so far, both players', in order, e.g. "
+                        "'Raise, Accept, Play 7' (default: none, the player's first "
+                        "decision); '*' for any")
+    parser.add_argument("--player", type=int, choices=(0, 1),
+                        help="with --hand: only this player's decisions")
     parser.set_defaults(func=run_show)
 
 
 def matching_info_states(names: list[str], text: str) -> list[str]:
     """`text` itself if it is an information state; else the states containing it, narrowed
-    to those where nothing but the rest of one action follows `text` if there are too many."""
+    to those where at most one more action (or hand) follows `text` if there are too many."""
     if text in set(names):
         return [text]
     matches = [name for name in names if text in name]
     if len(matches) <= MAX_SHOWN:
         return matches
-    return [name for name in matches if not _more_actions(name[name.index(text) + len(text):])]
+    narrowed = [name for name in matches
+                if not _more_actions(name[name.index(text) + len(text):])]
+    return narrowed or matches
 
 
 def _more_actions(tail: str) -> bool:
-    """Whether an information state's tail holds another action or hand."""
+    """Whether an information state's tail holds more than the rest of one action or hand."""
+    for separator in (" | ", ", "):
+        tail = tail.removeprefix(separator)
     return ", " in tail or " | " in tail
+
+
+def parse_info_state(name: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """(player prefix `p0`, the hand held now as sorted cards, the actions so far without
+    their `N:` player prefixes) of an information state string such as
+    `p1 | hand A A | 0:Ask redeal, 1:Agree | hand 8 K | 0:Raise`."""
+    parts = name.split(" | ")
+    hand: tuple[str, ...] = ()
+    actions: list[str] = []
+    for part in parts[1:]:
+        if part.startswith("hand "):
+            hand = tuple(sorted(part.removeprefix("hand ").split()))
+        elif ":" in part:
+            actions += [action.split(":", 1)[1].strip() for action in part.split(", ")
+                        if ":" in action]
+    return parts[0], hand, tuple(actions)
+
+
+def select_by_hand(names: list[str], hand: str, history: str | None,
+                   player: int | None) -> list[str]:
+    """The information states where the player holds `hand` (any order) after `history`
+    (comma-separated plain action names; None or '' = no action yet; '*' = any)."""
+    wanted_hand = tuple(sorted(hand.split()))
+    wanted_history = (None if history is not None and history.strip() == "*" else
+                      tuple(a.strip() for a in (history or "").split(",") if a.strip()))
+    found = []
+    for name in names:
+        prefix, held, actions = parse_info_state(name)
+        if held != wanted_hand or (player is not None and prefix != f"p{player}"):
+            continue
+        if wanted_history is None or actions == wanted_history:
+            found.append(name)
+    return found
+
+
+def _examples(names: list[str], count: int = 5) -> str:
+    """Up to `count` names, shortest first, quoted and joined on one line."""
+    return "; ".join(repr(name) for name in sorted(names, key=lambda n: (len(n), n))[:count])
+
+
+def _pick(names: list[str], args) -> list[str]:
+    """The information states the options select (ValueError: none, or too many)."""
+    if args.infostate is not None:
+        if args.hand is not None or args.history is not None or args.player is not None:
+            raise ValueError("give either --infostate or --hand (with --history, --player)")
+        matches = matching_info_states(names, args.infostate)
+        what = f"contain {args.infostate!r}"
+        if not matches:
+            raise ValueError(f"no information state contains {args.infostate!r} "
+                             f"(example of one: {names[0]!r})")
+    elif args.hand is not None:
+        matches = select_by_hand(names, args.hand, args.history, args.player)
+        after = f" after {args.history!r}" if args.history else " and no action yet"
+        what = f"have hand {args.hand!r}{after}"
+        if not matches:
+            with_hand = select_by_hand(names, args.hand, "*", args.player)
+            if not with_hand:
+                raise ValueError(f"no decision with hand {args.hand!r} in this game (example "
+                                 f"of a decision: {names[0]!r})")
+            raise ValueError(f"no decision with hand {args.hand!r}{after}; decisions with "
+                             f"that hand: "
+                             f"{_examples(with_hand)} (give --history)")
+    else:
+        raise ValueError("say which decision: --hand CARDS [--history ACTIONS] or "
+                         "--infostate TEXT")
+    if len(matches) > MAX_SHOWN:
+        raise ValueError(f"{len(matches)} information states {what}: be more specific "
+                         f"(--hand/--history/--player or a longer --infostate); e.g. "
+                         f"{_examples(matches)}")
+    return matches
 
 
 def run_show(args) -> int:
     """`tricksolver show`."""
     from solver.analysis.contexts import describe_decision
+    from solver.analysis.history import info_state_reach
 
     saved = results.load_result(args.result)
     if not isinstance(saved.policy, AveragePolicy):
+        if args.infostate is None:
+            raise ValueError("a public-tree result needs --infostate with a whole information "
+                             "state string, e.g. 'p1 | hand 7 A 9 | 0:Keep, 0:Raise'")
         return _show_public(saved, args.infostate)
     names = saved.policy.info_state_strings()
-    matches = matching_info_states(names, args.infostate)
-    if not matches:
-        raise ValueError(f"no information state contains {args.infostate!r} "
-                         f"(example of one: {names[0]!r})")
-    if len(matches) > MAX_SHOWN:
-        raise ValueError(f"{len(matches)} information states contain {args.infostate!r}; be more "
-                         f"specific, e.g. {matches[0]!r}")
+    matches = _pick(names, args)
     game = load_game_checked(saved.game_string)
+    reach = info_state_reach(game, saved.policy)
     for name in matches:
         print(describe_decision(game, name, saved.policy.action_probabilities(name)))
+        print(_reach_line(reach.get(name, 0.0)))
     return 0
+
+
+def _reach_line(reach: float) -> str:
+    """How often the equilibrium gets to a decision, and a warning where it (almost) never
+    does."""
+    if reach < OFF_PATH_REACH:
+        return (f"  Reached in {100 * reach:.2g}% of hands: off the equilibrium path, this mix "
+                f"is arbitrary (any action is as good as another here).")
+    return f"  Reached in {100 * reach:.3g}% of hands (chance and both players' strategies)."
 
 
 def _public_solver(game, policy):

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
+import inspect
 import math
 import pathlib
 import sys
@@ -18,6 +20,9 @@ import time
 from tqdm import tqdm
 
 from solver import results
+from solver.cli.solve_parts import run_parts
+from solver.cfr import STOPPING
+from solver.cli import positive_float, positive_int
 from solver.cli.games import game_string_from, load_game_checked
 from solver.history.cfr import solve
 from solver.history.policy import AveragePolicy
@@ -35,12 +40,15 @@ def add_parser(subparsers) -> None:
         description="Solve a two-player zero-sum game with a CFR variant. Writes "
         "DIR/strategy.npz (average policy), DIR/curve.csv (iteration, seconds, exploitability), "
         "DIR/summary.json and DIR/checkpoint.npz (for --resume).",
-        epilog="examples:\n"
+        epilog="examples (results go to runs/, git-ignored, unless --out says otherwise):\n"
         "  tricksolver solve python_le_truc -p num_ranks=4 -p hand_size=2 -p isomorphic=true "
-        "-p max_redeals=0 --target 0.001\n"
+        "-p max_redeals=0 --target 0.001     # seconds\n"
         "  tricksolver solve 'python_le_truc(num_ranks=6,hand_size=2,isomorphic=true)' "
-        "--time-limit 600 --out results/le_truc_6r\n"
-        "  tricksolver solve kuhn_poker --algorithm cfr+ --iterations 2000",
+        "--time-limit 600 --out runs/le_truc_6r   # 10 min, ~10 GB RAM\n"
+        "  tricksolver solve kuhn_poker --algorithm cfr+ --iterations 2000\n"
+        "Ctrl-C stops a solve early: it finishes the iteration, evaluates and saves what it has. "
+        "Compiled trees are cached in $TRICKSOLVER_CACHE (default ~/.cache/tricksolver, capped "
+        "at 8 GiB: see 'tricksolver cache').",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("game", metavar="GAME",
                         help="OpenSpiel game name or game string, e.g. python_le_truc or "
@@ -51,29 +59,38 @@ def add_parser(subparsers) -> None:
                         help="CFR variant (default: dcfr)")
     parser.add_argument("--engine", choices=ENGINES, default="auto",
                         help="history: the compiled history tree, any game; public: Le Truc "
-                        "(isomorphic=true) on its public tree, the way to the default rules with "
-                        "the redeal (after a redeal its strategy ignores the hand set aside; the "
-                        "exploitability is exact regardless); auto (default): history, unless a "
-                        f"Le Truc history tree would exceed {HISTORY_LIMIT:.0e} histories")
+                        "and two-player Truco (isomorphic=true) on their public trees, the way "
+                        "to the default rules (Truco vira class by vira class; after a Le Truc "
+                        "redeal the strategy ignores the hand set aside; the exploitability is "
+                        "exact regardless); auto (default): history, unless the history tree "
+                        f"would exceed {HISTORY_LIMIT:.0e} histories")
+    parser.add_argument("--part", action="append", default=[], metavar="LABEL",
+                        help="public engine, Truco: solve only this vira class (repeatable, e.g. "
+                        "--part 'vira 7'); DIR/summary.json combines every class finished in "
+                        "DIR, so two processes can share the classes between them")
     parser.add_argument("--alpha", type=float, default=1.5, help="DCFR alpha (default 1.5)")
     parser.add_argument("--beta", type=float, default=0.0, help="DCFR beta (default 0)")
     parser.add_argument("--gamma", type=float, default=2.0, help="DCFR gamma (default 2)")
     stop = parser.add_argument_group(
         "stopping rules", f"the solve stops at the first one reached (default: "
         f"--iterations {DEFAULT_ITERATIONS} when none is given)")
-    stop.add_argument("--iterations", type=int, metavar="N", help="total iterations")
-    stop.add_argument("--target", type=float, metavar="X",
+    stop.add_argument("--iterations", type=positive_int, metavar="N", help="total iterations")
+    stop.add_argument("--target", type=positive_float, metavar="X",
                       help="target exploitability, in points per hand")
-    stop.add_argument("--time-limit", type=float, metavar="S", help="seconds of solving")
-    parser.add_argument("--eval-every", type=int, default=10, metavar="N",
-                        help="compute the exact exploitability every N iterations (default 10)")
+    stop.add_argument("--time-limit", type=positive_float, metavar="S",
+                      help="seconds of solving")
+    parser.add_argument("--eval-every", type=positive_int, default=None, metavar="N",
+                        help="compute the exact exploitability every N iterations (default: "
+                        "chosen by time, so that at most about 10%% of the run is spent "
+                        "evaluating; the first after 10 iterations)")
     parser.add_argument("--out", type=pathlib.Path, metavar="DIR",
-                        help="result directory (default results/<game>/<params-hash>/)")
+                        help="result directory (default runs/<game>/<params-hash>/; runs/ is "
+                        "git-ignored)")
     parser.add_argument("--resume", action="store_true",
                         help="continue from DIR/checkpoint.npz (same game and algorithm)")
-    parser.add_argument("--checkpoint-every", type=int, default=100, metavar="N",
+    parser.add_argument("--checkpoint-every", type=positive_int, default=100, metavar="N",
                         help="write a checkpoint every N iterations (default 100)")
-    parser.add_argument("--checkpoint-seconds", type=float, default=60.0, metavar="S",
+    parser.add_argument("--checkpoint-seconds", type=positive_float, default=60.0, metavar="S",
                         help="... and at least every S seconds (default 60)")
     parser.add_argument("--seed", type=int, default=0, help="random seed, recorded (default 0)")
     parser.add_argument("--no-cache", action="store_true",
@@ -83,19 +100,65 @@ def add_parser(subparsers) -> None:
 
 
 def resolve_engine(engine: str, game) -> str:
-    """The engine `auto` means for this game (ValueError if no engine can take it)."""
-    if engine != "auto" or game.get_type().short_name != "python_le_truc":
-        return "history" if engine == "auto" else engine
-    from solver.sizes import le_truc_sizes
-
-    histories = le_truc_sizes(game, infosets=False).histories
+    """The engine `auto` means for this game; ValueError (one line: the size, the limit and
+    what to use instead) if the history tree would be too large for the engine asked for."""
+    if engine == "public":
+        return engine
+    is_le_truc = game.get_type().short_name == "python_le_truc"
+    histories, how = history_tree_size(game)
     if histories <= HISTORY_LIMIT:
         return "history"
-    if not game.rules.isomorphic:
-        raise ValueError(f"this Le Truc has {histories:.2e} histories, too many for the history "
-                         f"tree (limit {HISTORY_LIMIT:.0e}); add -p isomorphic=true for the "
-                         f"public-tree engine")
-    return "public"
+    size = f"{game} has {how}{histories:.2g} histories, too many for the history tree " \
+           f"(limit {HISTORY_LIMIT:.0e}, about 12 GB of RAM)"
+    if is_le_truc and not game.rules.isomorphic:
+        raise ValueError(f"{size}; add -p isomorphic=true (the same game, far smaller) and "
+                         f"use --engine public (or auto)")
+    if _public_engine_takes(game) and engine == "auto":
+        return "public"
+    if _public_engine_takes(game):
+        raise ValueError(f"{size}; use --engine public (or auto), which solves it on its "
+                         f"public tree")
+    raise ValueError(f"{size}; no engine here takes it: solve a smaller variant (fewer ranks "
+                     f"or a smaller hand_size; isomorphic=true where the game has it)")
+
+
+def require_history_tree(game) -> None:
+    """ValueError (one line) unless `game`'s history tree fits (`HISTORY_LIMIT`)."""
+    histories, how = history_tree_size(game)
+    if histories > HISTORY_LIMIT:
+        raise ValueError(f"{game} has {how}{histories:.2g} histories, too many for the history "
+                         f"tree (limit {HISTORY_LIMIT:.0e}, about 12 GB of RAM): measure the "
+                         f"bots on a smaller variant")
+
+
+def _public_engine_takes(game) -> bool:
+    """Whether the public-tree engine solves `game`."""
+    from solver.public.parts import public_parts
+
+    try:
+        public_parts(game)
+    except ValueError:
+        return False
+    return True
+
+
+def history_tree_size(game) -> tuple[float, str]:
+    """(histories of `game`'s history tree, "" if exact or "about " if estimated), cheaply:
+    Le Truc by its dynamic program (about 2 s at most); any other game by a pilot of Knuth walks
+    (`solver.sizes`), and two-player Truco, unless that estimate is far beyond any history tree,
+    by its dynamic program. An estimate counts as over `HISTORY_LIMIT` when the lower end of its
+    95% interval is, or when it is 10 times the limit (heavy-tailed walks can make the interval
+    meaningless), so that a game that fits is not refused by chance."""
+    from solver import sizes
+
+    if game.get_type().short_name == sizes.LE_TRUC:
+        return sizes.le_truc_sizes(game, infosets=False).histories, ""
+    estimate = sizes.knuth_estimate(game, sizes.PILOT_WALKS, 0)
+    if sizes.counts_truco(game) and estimate.histories < HISTORY_LIMIT * 1e4:
+        return sizes.truco_sizes(game, None, 0, False).histories, ""
+    low = estimate.histories - estimate.half_widths["histories"]
+    over = low > HISTORY_LIMIT or estimate.histories > 10 * HISTORY_LIMIT
+    return (estimate.histories if over else min(estimate.histories, HISTORY_LIMIT)), "about "
 
 
 def _run_settings(args) -> dict:
@@ -115,11 +178,13 @@ class Checkpointer:
         self.directory, self.curve, self.settings = directory, curve, settings
         self.every, self.seconds = every, seconds
         self.last_write = time.monotonic()
+        self.now = False  # set when the solve is interrupted: write at the next call
 
     def __call__(self, state) -> None:
         """Write `state` if it is due (the solver calls this every iteration and at the end)."""
-        due = (state.iteration % self.every == 0
+        due = (self.now or state.iteration % self.every == 0
                or time.monotonic() - self.last_write >= self.seconds)
+        self.now = False
         if due:
             self.write(state)
 
@@ -133,22 +198,35 @@ class Checkpointer:
 
 
 class ProgressBar:
-    """tqdm bar over iterations (or seconds) with the exploitability and an ETA."""
+    """tqdm bar over iterations (or seconds) with the phase, the exploitability and an ETA."""
 
     def __init__(self, args, start_iteration: int, start_seconds: float, enabled: bool):
         """A bar in iterations, or in seconds when only a time limit is given."""
         self.target = args.target
+        self.algorithm = args.algorithm
         self.by_time = args.iterations is None and args.time_limit is not None
-        total = args.time_limit if self.by_time else args.iterations
+        self.total = args.time_limit if self.by_time else args.iterations
         initial = start_seconds if self.by_time else start_iteration
-        self.bar = tqdm(total=total, initial=initial, disable=not enabled, file=sys.stderr,
+        if self.total is not None:
+            initial = min(initial, self.total)
+        self.bar = tqdm(total=self.total, initial=initial, disable=not enabled, file=sys.stderr,
                         desc=args.algorithm, dynamic_ncols=True, bar_format=_bar_format(
-                            total is not None, "s" if self.by_time else "it"))
+                            self.total is not None, "s" if self.by_time else "it"))
         self.points: list[tuple[int, float, float]] = []
 
+    def phase(self, name: str) -> None:
+        """Show what the solver does now (building the tree, solving, evaluating...)."""
+        self.bar.set_description_str(
+            self.algorithm if name == "solving" else f"{self.algorithm} ({name})", refresh=True)
+
     def advance(self, iteration: int, seconds: float) -> None:
-        """Called by the solver after each run of iterations: move the bar."""
+        """Called by the solver after each run of iterations: move the bar (never past its
+        total: tqdm drops a total that `n` exceeds, which breaks the layout)."""
+        if self.bar.desc != self.algorithm and "evaluating" not in self.bar.desc:
+            self.phase("solving")  # the first iterations: the tree is built
         position = seconds if self.by_time else iteration
+        if self.total is not None:
+            position = min(position, self.total)
         self.bar.update(max(0.0, position - self.bar.n))
 
     def update(self, iteration: int, seconds: float, exploitability: float) -> None:
@@ -181,8 +259,19 @@ def _bar_format(bounded: bool, unit: str) -> str:
     """tqdm layout: whole numbers of iterations or seconds, elapsed time and ETA."""
     if not bounded:
         return "{desc}: {n:.0f} it [{elapsed}{postfix}]"
-    return ("{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total:.0f} " + unit
+    return ("{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total_fmt} " + unit
             + " [{elapsed}<{remaining}{postfix}]")
+
+
+def stop_reason(args, result) -> str:
+    """Which stopping rule ended the solve: iterations, target, time limit, or interrupted."""
+    if args.iterations is not None and result.iterations >= args.iterations:
+        return "iterations"
+    if args.target is not None and result.exploitability <= args.target:
+        return "target"
+    if args.time_limit is not None and result.seconds >= args.time_limit:
+        return "time limit"
+    return "interrupted"
 
 
 def run_solve(args) -> int:
@@ -193,6 +282,27 @@ def run_solve(args) -> int:
         args.iterations = DEFAULT_ITERATIONS
     directory = args.out if args.out is not None else results.default_result_dir(game_string)
     args.engine = resolve_engine(args.engine, game)
+    if args.engine == "public":
+        parts = _public_parts_of(game, args.part)
+        if args.part or len(parts[0]) > 1:
+            return run_parts(args, game, directory, *parts, _solve_into)
+    elif args.part:
+        raise ValueError("--part names a vira class of the public-tree engine (Truco)")
+    _solve_into(args, game, directory)
+    return 0
+
+
+def _public_parts_of(game, labels: list[str]) -> tuple[list, list]:
+    """(every sub-game of `game`, those named by --part: all if none)."""
+    from solver.public.parts import part_named, public_parts
+
+    parts = public_parts(game)
+    return parts, [part_named(game, label) for label in labels] if labels else parts
+
+
+def _solve_into(args, game, directory: pathlib.Path, part=None) -> dict:
+    """Solve `game` (one sub-game of it if `part` is given) into `directory`; its summary."""
+    game_string = str(game) if part is None else f"{game}|{part.label}"
     commit = results.git_commit()  # the code that runs, even if the tree changes meanwhile
     settings = _run_settings(args)
     checkpoint = (results.load_checkpoint(directory, game_string, settings)
@@ -212,26 +322,46 @@ def run_solve(args) -> int:
         bar.update(iteration, seconds, exploitability)
 
     engine = solve if args.engine == "history" else _public_solve
+    if part is not None:
+        engine = functools.partial(_public_solve, part=part)
+    hooks = {"on_progress": on_progress, "on_iteration": bar.advance}
+    if "on_phase" in inspect.signature(engine).parameters:
+        hooks["on_phase"] = lambda name: _on_phase(name, bar, checkpointer)
+    bar.phase("building the tree")
     try:
         result = engine(game, algorithm=args.algorithm, iterations=args.iterations,
                        target_exploitability=args.target, time_limit=args.time_limit,
                        eval_every=args.eval_every, checkpoint=checkpointer, checkpoint_every=1,
-                       progress=False, on_progress=on_progress, on_iteration=bar.advance,
-                       seed=args.seed,
+                       progress=False, seed=args.seed,
                        resume=checkpoint.state if checkpoint else None,
                        cache=not args.no_cache, alpha=args.alpha, beta=args.beta,
-                       gamma=args.gamma)
+                       gamma=args.gamma, **hooks)
     finally:
         bar.close()
     checkpointer.write(result.state)
+    stopped_by = stop_reason(args, result)
     run = {**settings, "stopping": {"iterations": args.iterations, "target": args.target,
                                     "time_limit": args.time_limit},
-           "eval_every": args.eval_every, "seed": args.seed,
+           "stopped_by": stopped_by,
+           "eval_every": args.eval_every if args.eval_every is not None else "by time",
+           "seed": args.seed,
            "resumed_from_iteration": start_iteration if checkpoint else None}
     summary = results.build_summary(result, game_string, run, commit)
     results.save_result(directory, _named_policy(game, result.average_policy), curve, summary)
     print(format_solve_summary(summary, directory))
-    return 0
+    if stopped_by == "interrupted":
+        print(f"stopped early (Ctrl-C); continue with --resume --out {directory}")
+    return summary
+
+
+
+
+def _on_phase(name: str, bar: ProgressBar, checkpointer: Checkpointer) -> None:
+    """Show the phase; after Ctrl-C, checkpoint at once (a second Ctrl-C during the final
+    evaluation then loses nothing)."""
+    if name == STOPPING:
+        checkpointer.now = True
+    bar.phase(name)
 
 
 def _public_solve(game, **settings):

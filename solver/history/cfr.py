@@ -6,8 +6,9 @@ The driver compiles the game (`solver.history.tree`), then runs iterations of th
 and discounted CFR (Brown & Sandholm 2019, arXiv:1809.04040) and predictive CFR+ (Farina, Kroer &
 Sandholm 2021, arXiv:2007.14358). Updates alternate between the players (player 0, then player
 1), as in OpenSpiel's Python `CFRSolver`/`CFRPlusSolver`, which the tests follow in lock-step.
-Every `eval_every` iterations the average policy's exploitability is computed exactly by best
-response (`solver.history.best_response`); the stopping and checkpoint loop is `solver.cfr`'s.
+Every `eval_every` iterations (default: on a schedule that spends at most about 10% of the run
+evaluating) the average policy's exploitability is computed exactly by best response
+(`solver.history.best_response`); the stopping and checkpoint loop is `solver.cfr`'s.
 
 All variants here traverse the full tree and are deterministic: `seed` is recorded in the
 result (and fixes every bit of it together with the other inputs) but draws no numbers.
@@ -20,7 +21,8 @@ from typing import Callable
 import numpy as np
 import pyspiel
 
-from solver.cfr import SolveResult, SolverState, run_iterations, validate_stopping
+from solver.cfr import (BUILDING, SolveResult, SolverState, run_iterations,
+                        validate_stopping)
 from solver.history import _kernels
 from solver.history.best_response import Workspace, nash_conv_of_array, policy_value
 from solver.history.policy import AveragePolicy, uniform_policy_array
@@ -110,27 +112,35 @@ def _check_resume(tree: GameTree, schedule: Schedule, state: SolverState) -> Non
 
 def solve(game: pyspiel.Game | str, algorithm: str = "dcfr", iterations: int | None = None,
           target_exploitability: float | None = None, time_limit: float | None = None,
-          eval_every: int = 10, checkpoint: Callable[[SolverState], None] | None = None,
+          eval_every: int | None = None,
+          checkpoint: Callable[[SolverState], None] | None = None,
           checkpoint_every: int = 100, progress: bool = True,
           on_progress: Callable[[int, float, float], None] | None = None,
           on_iteration: Callable[[int, float], None] | None = None,
+          on_phase: Callable[[str], None] | None = None,
           seed: int | None = None, resume: SolverState | None = None, cache: bool = True,
           alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
           tree: GameTree | None = None) -> SolveResult:
     """Solve a two-player zero-sum game with a CFR variant; see the module docstring.
 
     algorithm: "cfr", "cfr+", "lcfr", "dcfr" (alpha, beta, gamma) or "pcfr+".
-    Stops after `iterations`, when the exploitability (checked every `eval_every` iterations)
-    is <= `target_exploitability`, or after `time_limit` seconds. `checkpoint(state)` is called
+    Stops after `iterations`, when the exploitability (checked every `eval_every` iterations,
+    or if None on a schedule that spends at most about 10% of the run evaluating, see
+    `solver.cfr.run_iterations`) is <= `target_exploitability`, after `time_limit` seconds, or
+    at Ctrl-C (the result so far is returned). `checkpoint(state)` is called
     every `checkpoint_every` iterations and at the end; `resume=state` continues from one.
     `on_progress(iteration, seconds, exploitability)` is called at each evaluation,
-    `on_iteration(iteration, seconds)` after each run of iterations between stops. `tree` skips
+    `on_iteration(iteration, seconds)` after each run of iterations between stops,
+    `on_phase(name)` at each phase: `BUILDING` the tree, then `solver.cfr`'s `SOLVING`,
+    `EVALUATING` and `STOPPING`. `tree` skips
     compilation (it must be the compiled tree of `game`).
     """
     validate_stopping(iterations, target_exploitability, time_limit, eval_every, checkpoint_every)
     schedule = make_schedule(algorithm, alpha, beta, gamma)
     game = load_game(game)
     compile_start = time.perf_counter()
+    if on_phase is not None and tree is None:
+        on_phase(BUILDING)
     tree = tree if tree is not None else compile_game(game, cache=cache)
     compile_seconds = time.perf_counter() - compile_start
     engine = CFREngine(tree, schedule, resume)
@@ -144,7 +154,7 @@ def solve(game: pyspiel.Game | str, algorithm: str = "dcfr", iterations: int | N
         target_exploitability=target_exploitability, time_limit=time_limit,
         eval_every=eval_every, checkpoint=checkpoint, checkpoint_every=checkpoint_every,
         progress=progress, on_progress=on_progress, on_iteration=on_iteration,
-        start_seconds=resume.seconds if resume is not None else 0.0)
+        on_phase=on_phase, start_seconds=resume.seconds if resume is not None else 0.0)
     average = engine.average_policy_array()
     state = engine.state(seconds)
     if checkpoint is not None:

@@ -45,7 +45,7 @@ from collections import deque
 import numpy as np
 import pyspiel
 
-from solver.cache import cache_dir, source_digest
+from solver.cache import cache_dir, enforce_cap, source_digest, touch
 from solver.registry import load_game
 
 logger = logging.getLogger(__name__)
@@ -204,6 +204,7 @@ def compile_game(game: pyspiel.Game | str, cache: bool = True, method: str = "au
     path = cache_path(game, method) if cache else None
     if path is not None and (path / "meta.json").exists():
         logger.info("loading compiled tree from %s", path)
+        touch(path)  # a use: the cache's cap removes the least recently used trees first
         return _load_tree(path)
     tree = None
     if method == "subtree_key":
@@ -217,6 +218,8 @@ def compile_game(game: pyspiel.Game | str, cache: bool = True, method: str = "au
         tree = _compile_by_traversal(game)
     if path is not None:
         _save_tree(tree, path)
+        for removed in enforce_cap(keep=path):
+            logger.info("cache over its cap: removed %s", removed)
     return tree
 
 

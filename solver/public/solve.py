@@ -45,6 +45,7 @@ def solve_public(game, algorithm: str = "dcfr", iterations: int | None = None,
                  checkpoint_every: int = 100, progress: bool = True,
                  on_progress: Callable[[int, float, float], None] | None = None,
                  on_iteration: Callable[[int, float], None] | None = None,
+                 on_phase: Callable[[str], None] | None = None,
                  seed: int | None = None, resume: SolverState | None = None, cache: bool = True,
                  alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
                  part: PublicGame | None = None) -> SolveResult:
@@ -55,6 +56,8 @@ def solve_public(game, algorithm: str = "dcfr", iterations: int | None = None,
     schedule = make_schedule(algorithm, alpha, beta, gamma)
     part = part if part is not None else part_named(game, None)
     build_start = time.perf_counter()
+    if on_phase is not None:
+        on_phase(BUILDING)
     tree = load_play_tree(game, part, cache)
     build_seconds = time.perf_counter() - build_start
     engine = make_solver(game, schedule, part, tree, resume)
@@ -63,7 +66,7 @@ def solve_public(game, algorithm: str = "dcfr", iterations: int | None = None,
         target_exploitability=target_exploitability, time_limit=time_limit,
         eval_every=eval_every, checkpoint=checkpoint, checkpoint_every=checkpoint_every,
         progress=progress, on_progress=on_progress, on_iteration=on_iteration,
-        start_seconds=resume.seconds if resume is not None else 0.0)
+        on_phase=on_phase, start_seconds=resume.seconds if resume is not None else 0.0)
     state = engine.state(seconds)
     if checkpoint is not None:
         checkpoint(state)

@@ -1,0 +1,132 @@
+"""`solve` for a game the public-tree engine splits into sub-games (Truco's vira classes).
+
+Each sub-game is its own solve, in its own result directory under DIR (`vira_K/`: strategy,
+curve, summary, checkpoint), with the stopping rules applied to it; `--resume` skips the
+sub-games already finished and resumes the one a previous run left unfinished, so a game too
+long for one session is built over several. After every sub-game DIR/summary.json is
+rewritten (atomically) with what is finished so far; once all are, it holds the whole game's
+exploitability and value: the sums over the sub-games weighted by their probabilities (the
+vira is public, so a best response decomposes over it and the sums are exact), and
+DIR/curve.csv the weighted curve at the iterations every sub-game evaluated.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+from collections.abc import Callable
+
+from solver import results
+
+
+def part_directory(directory: pathlib.Path, part) -> pathlib.Path:
+    """The result directory of one sub-game (`vira 7` -> DIR/vira_7)."""
+    return pathlib.Path(directory) / part.label.replace(" ", "_")
+
+
+def run_parts(args, game, directory: pathlib.Path, parts: list, selected: list,
+              solve_one: Callable[..., dict]) -> int:
+    """Solve the `selected` sub-games in turn (`solve_one(args, game, sub_directory, part)`
+    returns its summary), skipping finished ones on --resume; after each, rewrite the
+    combined summary of every sub-game finished in `directory` (by this run or another)."""
+    directory = pathlib.Path(directory)
+    for index, part in enumerate(selected, start=1):
+        sub = part_directory(directory, part)
+        if args.resume and _finished_summary(sub) is not None:
+            print(f"[{index}/{len(selected)}] {part.label}: finished in {sub}, skipped",
+                  file=sys.stderr)
+            continue
+        print(f"[{index}/{len(selected)}] {part.label} -> {sub}", file=sys.stderr)
+        resume = args.resume and (sub / results.CHECKPOINT_FILE).exists()
+        solve_one(argparse.Namespace(**{**vars(args), "resume": resume}), game, sub, part)
+        write_combined(game, directory, parts)
+    combined = write_combined(game, directory, parts)
+    print(format_combined(combined, directory))
+    return 0
+
+
+def write_combined(game, directory: pathlib.Path, parts: list) -> dict:
+    """DIR/summary.json (and, once every sub-game is finished, DIR/curve.csv) from the
+    sub-games finished in `directory`; the combined summary."""
+    finished = {part.label: summary for part in parts
+                if (summary := _finished_summary(part_directory(directory, part))) is not None}
+    combined = combine(str(game), parts, finished)
+    results.atomic_write_bytes(directory / results.SUMMARY_FILE,
+                               (json.dumps(combined, indent=2) + "\n").encode())
+    if combined["exploitability"] is not None:
+        curve = combined_curve(parts, [part_directory(directory, p) for p in parts])
+        results.atomic_write_bytes(directory / results.CURVE_FILE,
+                                   results.curve_csv(curve).encode())
+    return combined
+
+
+def _finished_summary(directory: pathlib.Path) -> dict | None:
+    """A sub-game directory's summary if its solve finished (not stopped by Ctrl-C)."""
+    path = directory / results.SUMMARY_FILE
+    if not path.exists():
+        return None
+    summary = json.loads(path.read_text())
+    return None if summary.get("stopped_by") == "interrupted" else summary
+
+
+def combine(game_string: str, parts: list, finished: dict[str, dict]) -> dict:
+    """The whole game's summary from its sub-games' (weighted sums once all are finished)."""
+    rows = []
+    for part in parts:
+        summary = finished.get(part.label)
+        row = {"part": part.label, "weight": part.weight, "finished": summary is not None}
+        if summary is not None:
+            row.update({key: summary[key] for key in (
+                "exploitability", "game_value", "iterations", "seconds", "compile_seconds",
+                "peak_memory_mb", "stopped_by")})
+            row["tree_sizes"] = summary["tree_sizes"]
+        rows.append(row)
+    complete = all(row["finished"] for row in rows)
+    first = next(iter(finished.values()), {})
+    return {
+        "game": game_string,
+        "engine": "public",
+        "algorithm": first.get("algorithm"),
+        "parts_finished": sum(row["finished"] for row in rows),
+        "parts": len(rows),
+        "exploitability": (sum(r["weight"] * r["exploitability"] for r in rows)
+                           if complete else None),
+        "game_value": sum(r["weight"] * r["game_value"] for r in rows) if complete else None,
+        "seconds": sum(r.get("seconds", 0.0) for r in rows),
+        "peak_memory_mb": max(r.get("peak_memory_mb", 0.0) for r in rows),
+        "how": "exploitability and value of the whole game: the sub-games' (each exact, in "
+               "points per hand) weighted by their probabilities; the vira is public, so a "
+               "best response decomposes over it",
+        "by_part": rows,
+        "git_commit": first.get("git_commit"),
+    }
+
+
+def combined_curve(parts: list, directories: list[pathlib.Path]) -> list[tuple]:
+    """(iteration, seconds summed, weighted exploitability) at the iterations every sub-game
+    evaluated."""
+    curves = [{i: (s, e) for i, s, e in results.read_curve(d / results.CURVE_FILE)}
+              for d in directories]
+    common = set.intersection(*(set(curve) for curve in curves))
+    return [(i, sum(curve[i][0] for curve in curves),
+             sum(part.weight * curve[i][1] for part, curve in zip(parts, curves)))
+            for i in sorted(common)]
+
+
+def format_combined(summary: dict, directory: pathlib.Path) -> str:
+    """What `solve` prints when every sub-game is done."""
+    lines = [f"game            {summary['game']}",
+             f"sub-games       {summary['parts_finished']}/{summary['parts']} finished, "
+             f"{summary['seconds']:.1f} s in all"]
+    for row in (row for row in summary["by_part"] if row["finished"]):
+        lines.append(f"  {row['part']:<12}  exploitability {row['exploitability']:.6g}  value "
+                     f"{row['game_value']:+.6f}  {row['iterations']} it, {row['seconds']:.0f} s")
+    if summary["exploitability"] is not None:
+        lines += [f"exploitability  {summary['exploitability']:.6g} points per hand (weighted "
+                  f"sum)",
+                  f"game value      {summary['game_value']:+.6f} points per hand for player 0"]
+    else:
+        lines.append("whole game      when every sub-game is finished (--resume continues)")
+    lines.append(f"saved           {directory}/  (one directory per sub-game, summary.json)")
+    return "\n".join(lines)
