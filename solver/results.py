@@ -78,6 +78,12 @@ def params_hash(game_string: str) -> str:
     return hashlib.sha256(game_string.encode()).hexdigest()[:10]
 
 
+def base_game_string(name: str) -> str:
+    """The OpenSpiel game string of a result's game, without a sub-game label (a vira class
+    of Truco solved on its own is named `GAME|vira 7`)."""
+    return name.split("|", 1)[0]
+
+
 def default_result_dir(game_string: str, root: pathlib.Path = RUNS_ROOT) -> pathlib.Path:
     """`runs/<game>/<params-hash>/`, e.g. `runs/le_truc/917a762271/` (runs/ is git-ignored:
     a solve never changes committed files unless its --out names them)."""

@@ -142,3 +142,7 @@ def test_cli_solves_vira_class_by_vira_class_and_resumes(tmp_path, capsys):
     solved = solve(load_game(game), algorithm="dcfr", iterations=20, progress=False)
     assert summary["exploitability"] == pytest.approx(solved.exploitability, abs=1e-9)
     assert cli.main([*common, "--part", "vira 9"]) == 2
+    capsys.readouterr()
+    for directory in (out, out / "vira_A"):  # recomputed from the strategies: the same figure
+        assert cli.main(["exploit", str(directory)]) == 0
+        assert "(difference 0)" in capsys.readouterr().out

@@ -16,8 +16,10 @@ import shlex
 from solver import results
 from solver.cli.games import load_game_checked
 from solver.cli.solve import require_history_tree
+from solver.cli.solve_parts import is_combined, part_directory
 from solver.history.best_response import exploitability
 from solver.history.policy import AveragePolicy
+from solver.public.parts import public_parts
 
 MAX_SHOWN = 12
 OFF_PATH_REACH = 1e-6  # decisions reached less often than this are off the equilibrium path
@@ -71,8 +73,11 @@ def run_exploit(args) -> int:
              if value is not None]
     if given:
         raise ValueError(f"{', '.join(given)}: only with --bot (GAME --bot SPEC)")
-    saved = results.load_result(pathlib.Path(args.target))
-    game = load_game_checked(saved.game_string)
+    directory = pathlib.Path(args.target)
+    if is_combined(directory):
+        return _exploit_combined(directory)
+    saved = results.load_result(directory)
+    game = load_game_checked(results.base_game_string(saved.game_string))
     if isinstance(saved.policy, AveragePolicy):
         value = exploitability(game, saved.policy)
     else:
@@ -82,6 +87,27 @@ def run_exploit(args) -> int:
     print(f"exploitability  {value:.9g} points per hand (recomputed)")
     if recorded is not None:
         print(f"summary.json    {recorded:.9g} (difference {abs(value - recorded):.2g})")
+    return 0
+
+
+def _exploit_combined(directory: pathlib.Path) -> int:
+    """`exploit` of a game solved sub-game by sub-game: each sub-game's recomputed, and their
+    weighted sum (exact: the sub-games are split by public chance)."""
+    summary = results.read_summary(directory)
+    game = load_game_checked(summary["game"])
+    total = 0.0
+    for part in public_parts(game):
+        saved = results.load_result(part_directory(directory, part))
+        value = _public_solver(game, saved.policy).exploitability()
+        total += part.weight * value
+        print(f"{part.label:<14}  exploitability {value:.9g} (recomputed; summary.json "
+              f"{saved.summary['exploitability']:.9g})")
+    print(f"game            {summary['game']}")
+    print(f"exploitability  {total:.9g} points per hand (recomputed: the sub-games' weighted "
+          f"by their probabilities)")
+    recorded = summary.get("exploitability")
+    if recorded is not None:
+        print(f"summary.json    {recorded:.9g} (difference {abs(total - recorded):.2g})")
     return 0
 
 

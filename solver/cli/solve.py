@@ -302,7 +302,9 @@ def _public_parts_of(game, labels: list[str]) -> tuple[list, list]:
 
 def _solve_into(args, game, directory: pathlib.Path, part=None) -> dict:
     """Solve `game` (one sub-game of it if `part` is given) into `directory`; its summary."""
-    game_string = str(game) if part is None else f"{game}|{part.label}"
+    from solver.public.tree import tree_name
+
+    game_string = str(game) if part is None else tree_name(game, part)
     commit = results.git_commit()  # the code that runs, even if the tree changes meanwhile
     settings = _run_settings(args)
     checkpoint = (results.load_checkpoint(directory, game_string, settings)

@@ -25,6 +25,12 @@ def part_directory(directory: pathlib.Path, part) -> pathlib.Path:
     return pathlib.Path(directory) / part.label.replace(" ", "_")
 
 
+def is_combined(directory: pathlib.Path) -> bool:
+    """Whether `directory` holds a game solved sub-game by sub-game (its summary.json)."""
+    path = pathlib.Path(directory) / results.SUMMARY_FILE
+    return path.exists() and "by_part" in json.loads(path.read_text())
+
+
 def run_parts(args, game, directory: pathlib.Path, parts: list, selected: list,
               solve_one: Callable[..., dict]) -> int:
     """Solve the `selected` sub-games in turn (`solve_one(args, game, sub_directory, part)`

@@ -34,11 +34,6 @@ def public_parts(game) -> list[PublicGame]:
                      f"python_trucomano, not {game}")
 
 
-def check_game(game) -> None:
-    """ValueError unless the public-tree engine can solve `game`."""
-    public_parts(game)
-
-
 def part_named(game, label: str | None) -> PublicGame:
     """The sub-game of `game` with this label (the only one if None)."""
     parts = public_parts(game)
