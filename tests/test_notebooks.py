@@ -10,7 +10,8 @@ from nbclient import NotebookClient
 NOTEBOOKS = pathlib.Path(__file__).resolve().parent.parent / "notebooks"
 
 
-@pytest.mark.parametrize("name", ["getting_started.ipynb", "le_truc_equilibrium.ipynb"])
+@pytest.mark.parametrize("name", ["getting_started.ipynb", "le_truc_equilibrium.ipynb",
+                                  "truco_equilibrium.ipynb"])
 def test_notebook_executes(name, tree_cache, monkeypatch):
     monkeypatch.setenv("TRICKSOLVER_FAST", "1")
     notebook = nbformat.read(NOTEBOOKS / name, as_version=4)

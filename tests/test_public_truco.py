@@ -146,3 +146,5 @@ def test_cli_solves_vira_class_by_vira_class_and_resumes(tmp_path, capsys):
     for directory in (out, out / "vira_A"):  # recomputed from the strategies: the same figure
         assert cli.main(["exploit", str(directory)]) == 0
         assert "(difference 0)" in capsys.readouterr().out
+    assert cli.main(["chart", str(out), "--kind", "tables", "--out", str(tmp_path / "c")]) == 0
+    assert (tmp_path / "c" / "vira_A" / "tables").is_dir()

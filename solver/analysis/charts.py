@@ -8,6 +8,11 @@
   a fold; how often the dealer does the same after seeing the lead card; and how often each
   hand calls or refuses facing the first raise.
 * `tables/`: the same numbers as CSV and Markdown (`solver.analysis.tables`).
+* Two-player Truco (`write_truco_charts`, a result directory of the public-tree engine: one
+  solved sub-game per vira class): the same strategy grids, bluffing chart and tables per vira
+  class in `vira_X/` (rows `vira 7 | Qc 3`), one table per context over every vira class in
+  `tables/` with the deal table (`deals`: each hand's EV at the deal), and the curves of the
+  whole game and of each vira class (`curves`). Facing a raise, `Run` counts as refusing.
 Colours follow the Okabe-Ito colour-blind-safe palette; bluffs are also hatched.
 """
 from __future__ import annotations
@@ -24,8 +29,9 @@ import pyspiel  # noqa: E402
 
 from solver import analysis  # noqa: E402
 from solver.analysis import contexts, tables  # noqa: E402
+from solver.analysis import truco as truco_analysis  # noqa: E402
 from solver.registry import load_game  # noqa: E402
-from solver.results import SavedResult  # noqa: E402
+from solver.results import SavedResult, read_curve, read_summary  # noqa: E402
 
 OKABE_ITO = {"orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73", "yellow": "#F0E442",
              "blue": "#0072B2", "vermillion": "#D55E00", "purple": "#CC79A7", "grey": "#999999",
@@ -126,9 +132,9 @@ BLUFF_SEGMENTS = (
 ANSWER_SEGMENTS = (
     ("Call (Accept / Rest)", OKABE_ITO["green"], None),
     ("Raise back", OKABE_ITO["vermillion"], None),
-    ("Refuse", OKABE_ITO["grey"], None),
+    ("Refuse / Run", OKABE_ITO["grey"], None),
 )
-ANSWER_ACTIONS = (("Accept", "Rest"), ("Raise",), ("Refuse",))
+ANSWER_ACTIONS = (("Accept", "Rest"), ("Raise",), ("Refuse", "Run"))
 
 
 def bet_segments(table: contexts.ContextTable) -> np.ndarray:
@@ -158,13 +164,16 @@ def answer_segments(table: contexts.ContextTable) -> np.ndarray:
     return segments
 
 
-def _stacked(axis, table, segments, legend_items, heading: str) -> None:
-    """Horizontal stacked bars, one per hand, strongest on top."""
+def _stacked(axis, table, segments, legend_items, heading: str,
+             unused: frozenset = frozenset()) -> None:
+    """Horizontal stacked bars, one per hand, strongest on top (legend items named in
+    `unused`, actions the game does not have, left out of the legend)."""
     positions = np.arange(len(table.hands))
     left = np.zeros(len(table.hands))
     for index, (label, colour, hatch) in enumerate(legend_items):
         axis.barh(positions, segments[:, index], left=left, color=colour, hatch=hatch,
-                  edgecolor="white", linewidth=0.5, label=label)
+                  edgecolor="white", linewidth=0.5,
+                  label="_nolegend_" if label in unused else label)
         left += segments[:, index]
     axis.set_yticks(positions, table.hands, fontsize=8)
     axis.invert_yaxis()
@@ -200,10 +209,14 @@ def plot_bluffing(result: contexts.Analysis, title: str, out: pathlib.Path) -> l
     height = 1.6 + 0.3 * max(len(t.hands) for t, _ in panels)
     figure, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), height))
     axes = np.atleast_1d(axes)
+    actions = {action for table in result.contexts for action in table.actions}
+    unused = frozenset(label for label, _, _ in BLUFF_SEGMENTS
+                       if label.split(" ")[0] in ("Rest", "Fold")
+                       and label.split(" ")[0] not in actions)
     for axis, (table, kind) in zip(axes, panels):
         if kind == "bet":
             _stacked(axis, table, bet_segments(table), BLUFF_SEGMENTS,
-                     f"{table.title}: {tables.seats(table)}")
+                     f"{table.title}: {tables.seats(table)}", unused)
         else:
             _stacked(axis, table, answer_segments(table), ANSWER_SEGMENTS,
                      f"{table.title}: {tables.seats(table)}")
@@ -277,3 +290,91 @@ def _remove_old(directory: pathlib.Path, pattern: str) -> None:
     for extension in FORMATS + ("csv", "md"):
         for path in directory.glob(f"{pattern}.{extension}"):
             path.unlink()
+
+
+def plot_part_curves(directory: pathlib.Path, game: pyspiel.Game,
+                     out: pathlib.Path) -> list[pathlib.Path]:
+    """Exploitability vs iterations and vs seconds of a game solved vira class by vira class:
+    the whole game's (weighted sum, DIR/curve.csv) and each class's, log-log."""
+    directory = pathlib.Path(directory)
+    combined = read_curve(directory / "curve.csv") if (directory / "curve.csv").exists() else []
+    # the whole game's curve has a point where every class evaluated: none if they did so by time
+    lines = [("whole game (weighted sum)", combined if len(combined) > 1 else [])]
+    for part in truco_analysis.public_parts(game):
+        lines.append((part.label, read_curve(truco_analysis.part_directory(directory, part)
+                                             / "curve.csv")))
+    figure, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
+    for index, (label, curve) in enumerate(lines):
+        rows = np.array([row for row in curve if row[0] > 0 and row[2] > 0])
+        if rows.size == 0:
+            continue
+        style = {"color": "black", "linewidth": 2.0} if index == 0 else {
+            "color": LINE_COLOURS[(index - 1) % (len(LINE_COLOURS) - 1)], "linewidth": 0.9,
+            "alpha": 0.8}
+        text = f"{label} ({rows[-1, 2]:.2g} after {int(rows[-1, 0])} it)"
+        axes[0].loglog(rows[:, 0], rows[:, 2], label=text, **style)
+        axes[1].loglog(rows[:, 1], rows[:, 2], label=text, **style)
+    axes[0].set_xlabel("iterations")
+    axes[1].set_xlabel("seconds (the whole game's: summed over the vira classes)"
+                       if lines[0][1] else "seconds")
+    axes[0].set_ylabel("exploitability (points per hand)")
+    for axis in axes:
+        axis.grid(True, which="both", alpha=0.3)
+        axis.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    axes[0].legend(fontsize=7)
+    figure.suptitle(f"{game_title(game)}: exploitability of the average strategy (NashConv / 2)"
+                    f", solved per vira class")
+    return _save(figure, out, "curves")
+
+
+def write_truco_charts(directory: pathlib.Path, out: pathlib.Path, kind: str = "all",
+                       parts: list | None = None) -> list[pathlib.Path]:
+    """Everything drawn for a two-player Truco result directory (`tricksolver solve GAME
+    --engine public --out DIR`: DIR/summary.json and one DIR/vira_X/ per vira class): curves,
+    then per vira class `out/vira_X/` strategy grids, bluffing chart and tables, then
+    `out/tables/` with every vira class in one table per context and the deal table. `kind`
+    as `tricksolver chart --kind`: "curve", "strategy", "bluff", "tables" or "all"; `parts`:
+    the directory's `solver.analysis.truco.truco_rows` if already computed. Returns
+    the files written (ValueError for a result of another game or an unknown kind)."""
+    if kind not in ("curve", "strategy", "bluff", "tables", "all"):
+        raise ValueError(f"kind={kind!r}: use curve, strategy, bluff, tables or all")
+    directory, out = pathlib.Path(directory), pathlib.Path(out)
+    summary = read_summary(directory)
+    game = load_game(summary["game"])
+    if not truco_analysis.is_truco(game):
+        raise ValueError(f"write_truco_charts draws python_truco_paulista and python_trucomano "
+                         f"results; {directory} holds {summary['game']}")
+    paths = plot_part_curves(directory, game, out) if kind in ("curve", "all") else []
+    if kind == "curve":
+        return paths
+    parts = parts if parts is not None else truco_analysis.truco_rows(game, directory)
+    algorithm = summary.get("algorithm") or "dcfr"
+    for rows, (label, result) in zip(parts, truco_analysis.analyze_truco_parts(
+            game, directory, parts).items()):
+        sub = truco_analysis.part_directory(out, rows.part)
+        title = (f"{game_title(game)}, {label} — {algorithm}, exploitability "
+                 f"{rows.exploitability:.2g} points per hand")
+        if kind in ("strategy", "all"):
+            _remove_old(sub, "strategy-*")
+            for table in reached_contexts(result):
+                paths += plot_strategy_grid(table, title, sub)
+        if kind in ("bluff", "all"):
+            paths += plot_bluffing(result, title, sub)
+        if kind in ("tables", "all"):
+            _remove_old(sub / "tables", "strategy-*")
+            paths += write_tables(result, title, sub / "tables")
+    if kind not in ("tables", "all"):
+        return paths
+    exploitability = summary.get("exploitability")
+    title = (f"{game_title(game)} — {algorithm}, exploitability "
+             + (f"{exploitability:.2g} points per hand" if exploitability is not None
+                else "(not every vira class solved)"))
+    _remove_old(out / "tables", "strategy-*")
+    paths += write_tables(truco_analysis.analyze_truco(game, directory, parts), title,
+                          out / "tables")
+    header, rows = truco_analysis.deal_table(game, parts)
+    paths += _write_pair(out / "tables", "deals", header, rows,
+                         f"**Deals** — {title}. Every vira and hand, with its probability of "
+                         f"being dealt and each seat's equilibrium EV at the deal (points per "
+                         f"hand); sorted by the mão's EV.")
+    return paths

@@ -188,12 +188,14 @@ def classify(rules, public: le_truc.PublicState, player: int) -> tuple[str | Non
 
 
 def context_order(key: str) -> tuple:
-    """Display order: redeal, open, follow by stake, answers to raises by seat and stake,
-    answers to rests by seat."""
+    """Display order: redeal (Truco: the hand of eleven), open, follow by stake, answers to
+    raises by seat and stake, answers to rests by seat (Truco: then card turns where a card
+    may be covered, by seat and round; `solver.analysis.truco`)."""
     kind, _, stake = key.rpartition("_") if key[-1].isdigit() else (key, "", "0")
-    order = ("redeal_ask", "redeal_answer", "open", "follow", "follow_rest",
+    order = ("redeal_ask", "redeal_answer", "eleven", "open", "follow", "follow_rest",
              "dealer_answer_raise", "nondealer_answer_raise", "dealer_answer_rest",
-             "nondealer_answer_rest")
+             "nondealer_answer_rest", "nondealer_cover", "nondealer_cover_after_bet",
+             "dealer_cover", "dealer_cover_after_bet")
     return order.index(kind), int(stake)
 
 

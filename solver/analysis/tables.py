@@ -58,10 +58,12 @@ def to_csv(header: list[str], rows: list[list[str]]) -> str:
 
 
 def to_markdown(header: list[str], rows: list[list[str]], caption: str) -> str:
-    """A Markdown table with a caption line above it."""
+    """A Markdown table with a caption line above it (a `|` inside a cell is escaped: Truco's
+    hands read `vira 7 | Qc 3`)."""
     lines = [caption, "", "| " + " | ".join(header) + " |",
              "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
+              for row in rows]
     return "\n".join(lines) + "\n"
 
 

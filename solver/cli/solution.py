@@ -395,7 +395,8 @@ def _add_chart(subparsers) -> None:
         "chart", help="draw exploitability curves, strategy grids, the bluffing chart, tables",
         description="Charts (PNG and SVG) and tables (CSV and Markdown) from saved results. "
         "curve: exploitability vs iterations and vs seconds, log-log, one line per RESULT "
-        "(e.g. one per algorithm). strategy: for Le Truc, a grid of hands x actions per "
+        "(e.g. one per algorithm). strategy: for Le Truc, and for two-player Truco solved "
+        "vira class by vira class (one folder per vira class), a grid of hands x actions per "
         "decision context with each hand's EV. bluff: raise/rest frequencies split into value "
         "bets and bluffs, and call/fold frequencies facing a raise. tables: the same numbers "
         "as CSV and Markdown.")
@@ -412,11 +413,19 @@ def run_chart(args) -> int:
     """`tricksolver chart`."""
     from solver.analysis import charts
 
-    saved = [results.load_result(path) for path in args.results]
-    for result in saved:
-        load_game_checked(result.game_string)
-    out = args.out if args.out is not None else saved[0].path / "charts"
-    written = charts.write_charts(saved, out, args.kind)
+    first = args.results[0]
+    if is_combined(first):  # Truco solved vira class by vira class
+        if len(args.results) > 1:
+            raise ValueError(f"{first} holds a game solved vira class by vira class: chart it "
+                             f"on its own")
+        load_game_checked(results.read_summary(first)["game"])
+        written = charts.write_truco_charts(first, args.out or first / "charts", args.kind)
+    else:
+        saved = [results.load_result(path) for path in args.results]
+        for result in saved:
+            load_game_checked(results.base_game_string(result.game_string))
+        out = args.out if args.out is not None else saved[0].path / "charts"
+        written = charts.write_charts(saved, out, args.kind)
     for path in written:
         print(path)
     return 0

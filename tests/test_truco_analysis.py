@@ -1,0 +1,217 @@
+"""Truco strategy analysis (`solver.analysis.truco`) of public-tree solutions, on tiny variants:
+its frequencies are the solver's row probabilities, each hand's frequencies sum to one, the
+reach and EV definitions hold (deal EVs weighted by the deal give the game value), the hand of
+eleven is charted, and `write_truco_charts` writes the charts and tables."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import games  # noqa: F401  (registers the games)
+from games import truco
+from solver import analysis, results
+from solver.analysis import charts
+from solver.analysis import truco as truco_analysis
+from solver.public.parts import public_parts
+from solver.public.solve import solve_public, solver_for
+
+PAULISTA = "python_truco_paulista(num_ranks=3,hand_size=2,isomorphic=true)"
+ELEVEN = "python_trucomano(num_ranks=2,hand_size=2,isomorphic=true,score0=11)"
+
+
+def solve_to_directory(game_string: str, directory, iterations: int):
+    """Solve every vira class of a game into DIR/vira_X/ and write DIR/summary.json, as
+    `tricksolver solve GAME --engine public --out DIR` does; the game."""
+    from solver.registry import load_game
+
+    game = load_game(game_string)
+    exploitability = value = 0.0
+    for part in public_parts(game):
+        result = solve_public(game, iterations=iterations, eval_every=iterations,
+                              progress=False, part=part)
+        policy = result.average_policy
+        results.save_result(truco_analysis.part_directory(directory, part), policy,
+                            result.curve, results.build_summary(result, policy.game_string,
+                                                                {"engine": "public"}))
+        exploitability += part.weight * result.exploitability
+        value += part.weight * result.game_value
+    (directory / "summary.json").write_text(json.dumps(
+        {"game": str(game), "engine": "public", "algorithm": "dcfr",
+         "exploitability": exploitability, "game_value": value}))
+    return game
+
+
+@pytest.fixture(scope="module")
+def paulista(tree_cache, tmp_path_factory):
+    directory = tmp_path_factory.mktemp("paulista")
+    game = solve_to_directory(PAULISTA, directory, 60)
+    return game, directory, truco_analysis.truco_rows(game, directory)
+
+
+@pytest.fixture(scope="module")
+def eleven(tree_cache, tmp_path_factory):
+    directory = tmp_path_factory.mktemp("eleven")
+    game = solve_to_directory(ELEVEN, directory, 30)
+    return game, directory, truco_analysis.truco_rows(game, directory)
+
+
+def _solver(game, directory, part):
+    return solver_for(game, results.load_result(
+        truco_analysis.part_directory(directory, part)).policy)
+
+
+def _labels(part, hand, actions):
+    """Column labels of the OpenSpiel actions of a row where every card is unplayed."""
+    names = []
+    for action in actions:
+        if action < truco.CARD_ACTION_BASE:
+            names.append(truco.BETTING_ACTION_NAMES[action])
+        else:
+            names.append(truco_analysis.card_labels(
+                hand, 1)[sorted(set(hand)).index(action - truco.CARD_ACTION_BASE)])
+    return names
+
+
+def test_opening_frequencies_are_the_solver_row_probabilities(paulista):
+    game, directory, parts = paulista
+    by_vira = truco_analysis.analyze_truco_parts(game, directory, parts)
+    for part in public_parts(game):
+        solver = _solver(game, directory, part)
+        table = by_vira[part.label].context("open")
+        for hand in solver.deals.hands:
+            probabilities = solver.row_probabilities("play", [], game.rules.mao, (hand, ()))
+            labels = _labels(part, hand, list(probabilities))
+            row = table.hands.index(truco_analysis.hand_label(part, hand))
+            for label, probability in zip(labels, probabilities.values()):
+                assert table.frequency[row, table.actions.index(label)] == pytest.approx(
+                    probability, abs=1e-12)
+            assert table.reached[row] == pytest.approx(1.0)
+
+
+def test_follow_frequencies_are_reach_weighted_row_probabilities(paulista):
+    """The pé's first card turn at stake 1 (after each lead card, no raise): frequencies are
+    the pé's row probabilities weighted by chance x the mão's probability of that lead."""
+    game, directory, parts = paulista
+    rules = game.rules
+    part = public_parts(game)[0]
+    solver = _solver(game, directory, part)
+    table = truco_analysis.analyze_truco_parts(game, directory, parts)[part.label].context(
+        "follow_1")
+    hands, pair = solver.deals.hands, solver.deals.first_hands()
+    for j, hand in enumerate(hands):
+        mass, weight = {}, 0.0
+        for i, lead_hand in enumerate(hands):
+            if pair[i, j] <= 0:
+                continue
+            lead = solver.row_probabilities("play", [], rules.mao, (lead_hand, ()))
+            for item in sorted(set(lead_hand)):
+                reach = pair[i, j] * lead[truco.CARD_ACTION_BASE + item]
+                if reach <= 0:
+                    continue
+                answer = solver.row_probabilities(
+                    "play", [truco.CARD_ACTION_BASE + item], rules.dealer, (hand, ()))
+                weight += reach
+                for label, p in zip(_labels(part, hand, list(answer)), answer.values()):
+                    mass[label] = mass.get(label, 0.0) + reach * p
+        label = truco_analysis.hand_label(part, hand)
+        if weight < truco_analysis.MIN_HAND_REACH * pair[:, j].sum():
+            assert label not in table.hands
+            continue
+        row = table.hands.index(label)
+        for label, total in mass.items():
+            assert table.frequency[row, table.actions.index(label)] == pytest.approx(
+                total / weight, abs=1e-9)
+
+
+def test_frequencies_sum_to_one_and_equities_are_probabilities(paulista):
+    game, directory, parts = paulista
+    tables = [truco_analysis.analyze_truco(game, directory, parts)] + list(
+        truco_analysis.analyze_truco_parts(game, directory, parts).values())
+    for result in tables:
+        keys = [t.key for t in result.contexts]
+        assert {"open", "follow_1", "dealer_answer_raise_3", "nondealer_cover_2"} <= set(keys)
+        for table in result.contexts:
+            np.testing.assert_allclose(np.nansum(table.frequency, axis=1), 1.0, atol=1e-9)
+            assert np.all((table.reached > 0) & (table.reached <= 1 + 1e-9))
+            if np.any(table.reached >= truco_analysis.MIN_HAND_REACH):  # else: all kept
+                assert np.all(table.reached >= truco_analysis.MIN_HAND_REACH)
+            for equity in table.equity.values():
+                finite = equity[np.isfinite(equity)]
+                assert np.all((finite >= -1e-9) & (finite <= 1 + 1e-9))
+    cover = tables[0].context("nondealer_cover_2")
+    assert {"Play", "Play covered"} <= set(cover.actions)
+    assert all(" | " in hand and hand.startswith("vira ") for hand in cover.hands)
+
+
+def test_deal_evs_weighted_by_the_deal_are_the_game_value(paulista):
+    game, directory, parts = paulista
+    total = 0.0
+    for rows in parts:
+        solver = _solver(game, directory, rows.part)
+        for player, sign in ((0, 1.0), (1, -1.0)):
+            value = sum(p * ev for p, ev in rows.deal[player].values() if p > 0)
+            assert value == pytest.approx(sign * solver.game_value(), abs=1e-9)
+        total += rows.part.weight * rows.game_value
+    summary = results.read_summary(directory)
+    assert total == pytest.approx(summary["game_value"], abs=1e-9)
+    opening = truco_analysis.analyze_truco(game, directory, parts).context("open")
+    assert opening.probability == pytest.approx(1.0)
+    np.testing.assert_allclose(opening.ev, opening.deal_ev, atol=1e-9)  # the opening is the deal
+    assert list(opening.deal_ev) == sorted(opening.deal_ev, reverse=True)
+
+
+def test_hand_of_eleven_is_charted(eleven):
+    game, directory, parts = eleven
+    result = analysis.analyze(game, directory)
+    table = result.context("eleven")
+    assert table.actions == ["Play 11", "Run 11"]
+    assert table.player == game.rules.eleven_decider()
+    np.testing.assert_allclose(table.frequency.sum(axis=1), 1.0)
+    part = public_parts(game)[0]
+    solver = _solver(game, directory, part)
+    hand = solver.deals.hands[0]
+    expected = solver.row_probabilities("play", [], table.player, (hand, ()))
+    by_vira = truco_analysis.analyze_truco_parts(game, directory, parts)[part.label]
+    row = by_vira.context("eleven").hands.index(truco_analysis.hand_label(part, hand))
+    assert by_vira.context("eleven").frequency[row, 0] == pytest.approx(
+        expected[truco.PLAY_11], abs=1e-12)
+    assert not any(t.key.startswith(("nondealer_answer", "dealer_answer"))
+                   for t in result.contexts)  # no raise in a hand of eleven (TM-4)
+
+
+def _written(paths, out) -> set[str]:
+    assert all(path.exists() for path in paths)
+    return {path.relative_to(out).as_posix() for path in paths}
+
+
+def test_write_truco_charts_writes_charts_and_tables(paulista, eleven, tmp_path):
+    """Tables, bluffing charts and curves of the Paulista variant; every chart of the hand of
+    eleven (few contexts: drawing all of the Paulista's grids takes a minute)."""
+    game, directory, parts = paulista
+    out = tmp_path / "paulista"
+    label = public_parts(game)[0].label.replace(" ", "_")
+    names = set()
+    for kind in ("curve", "bluff", "tables"):
+        names |= _written(charts.write_truco_charts(directory, out, kind, parts), out)
+    for name in ("curves.png", f"{label}/bluffing.svg", f"{label}/tables/strategy-open.md",
+                 f"{label}/tables/bluffing.csv", "tables/strategy-open.csv", "tables/deals.md"):
+        assert name in names
+    assert not any("strategy-" in name and name.endswith(".png") for name in names)
+    markdown = (out / "tables" / "strategy-open.md").read_text()
+    assert "vira " in markdown and "\\|" in markdown  # the hand's `|` escaped in the table
+    game, directory, parts = eleven
+    out = tmp_path / "eleven"
+    label = public_parts(game)[0].label.replace(" ", "_")
+    names = _written(charts.write_truco_charts(directory, out, "all", parts), out)
+    assert {f"{label}/strategy-eleven.png", f"{label}/strategy-eleven.svg",
+            "tables/strategy-eleven.md"} <= names
+    with pytest.raises(ValueError, match="kind"):
+        charts.write_truco_charts(directory, out, "grid")
+
+
+def test_write_truco_charts_rejects_another_game(tmp_path):
+    (tmp_path / "summary.json").write_text(json.dumps({"game": "python_le_truc"}))
+    with pytest.raises(ValueError, match="python_truco_paulista"):
+        charts.write_truco_charts(tmp_path, tmp_path / "out")
