@@ -13,6 +13,7 @@ from solver.play.open_card import (
     mask_of,
     position_from_state,
 )
+from solver.play.open_card_eval import fit_eval_weights, sample_positions
 
 TINY = "python_two_ten_jack(suits=h:s,ranks=2:T:J:A,hand_size=2)"
 SMALL = "python_two_ten_jack(suits=h:s,ranks=2:3:4:5:T:J:A,hand_size=3)"
@@ -262,3 +263,19 @@ def test_bad_positions_are_refused():
 def test_masks_round_trip():
     assert cards_of(mask_of([0, 5, 51])) == [0, 5, 51]
     assert isinstance(MoveValues(np.zeros(0), np.zeros(0), 0, True, 0), MoveValues)
+
+
+def test_evaluation_fit_on_exact_values():
+    game = pyspiel.load_game(FULL)
+    positions = sample_positions(game, 3, seed=0, stock_sizes=(2, 4))
+    assert {len(p.stock) for p in positions} == {2, 4} and len(positions) == 6
+    assert all(p.hands[0].bit_count() == p.hands[1].bit_count() == 6 for p in positions)
+    fit = fit_eval_weights(game, deals=3, seed=0, stock_sizes=(2, 4))
+    assert fit.positions == 6 and set(fit.weights) == set(game.rules.deck.names)
+    assert fit.rmse <= fit.rmse_zero
+    # The fitted evaluation is what a depth-limited search scores its frontier with.
+    solver = OpenCardSolver(game, table_bits=10, eval_weights=fit.weights,
+                            leader_bonus=fit.leader_bonus)
+    position = positions[0]
+    # Depth 2 ends at the first trick boundary: the trick's points plus the evaluation there.
+    assert isinstance(solver.value(position, depth=2), float)

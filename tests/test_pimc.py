@@ -1,5 +1,6 @@
 """The PIMC player (solver.play.pimc): legal and reproducible play, worlds that respect every
 void the opponent has shown, and exact play once every card is known."""
+import dataclasses
 import itertools
 
 import numpy as np
@@ -8,7 +9,7 @@ import pytest
 from conftest import apply_named, dealt
 
 import games  # noqa: F401  (registers the games)
-from solver.play import match
+from solver.play import match, to_target
 from solver.play.bots import BotPolicy, make_bot, policy_depends_on_seed
 from solver.play.match_odds import MatchOdds
 from solver.play.open_card import OpenCardSolver, Position, cards_of, mask_of
@@ -192,12 +193,19 @@ def test_pimc_specs_and_seed_dependence():
     assert make_bot("pimc", game, 0).worlds == 32
     bot = make_bot("pimc:5:700", game, 0)
     assert (bot.worlds, bot.node_budget) == (5, 700)
-    for spec in ("pimc:0", "pimc:x", "pimc:1:2:3", "pimc:4:0"):
+    for spec in ("pimc:0", "pimc:x", "pimc:1:2:3", "pimc:4:0", "pimc-match:y",
+                 "pimc-match:1:2:-1", "pimc-match:1:2:x", "pimc-match:1:2:3:4"):
         with pytest.raises(ValueError, match="bad bot"):
             make_bot(spec, game, 0)
     with pytest.raises(ValueError, match="python_two_ten_jack"):
         make_bot("pimc", pyspiel.load_game("kuhn_poker"), 0)
-    assert policy_depends_on_seed("pimc:4") and policy_depends_on_seed("pimc")
+    assert policy_depends_on_seed("pimc:4") and policy_depends_on_seed("pimc-match")
+    assert not make_bot("pimc", game, 0).match_aware
+    assert make_bot("pimc-match", game, 0).match_aware
+    assert make_bot("pimc-match", game, 0).match_noise == 4.0
+    bot = make_bot("pimc-match:5:700:0", game, 0)
+    assert (bot.worlds, bot.node_budget, bot.match_noise, bot.match_aware) == (5, 700, 0.0, True)
+    assert make_bot("pimc-match:5:700:2.5", game, 0).match_noise == 2.5
 
 
 def test_pimc_as_a_policy():
@@ -248,11 +256,11 @@ def test_match_aware_pimc_takes_the_sure_win_over_more_points():
         state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
     actions = np.array(state.legal_actions()[:2])
     crafted = (actions, np.array([[3.0, 20.0], [3.0, -10.0]]))
-    for spec, expected in (("pimc:2:100", actions[0]), ("pimc-points:2:100", actions[1])):
+    for spec, expected in (("pimc-match:2:100", actions[0]), ("pimc:2:100", actions[1])):
         bot = make_bot(spec, game, 0)
         bot.world_values = lambda _state: crafted
         assert bot.step(state) == expected
-    assert make_bot("pimc", pyspiel.load_game(FULL), 0)._match_utility(
+    assert make_bot("pimc-match", pyspiel.load_game(FULL), 0)._match_utility(
         pyspiel.load_game(FULL).new_initial_state()) is None  # 0-0: no deal ends the match
 
 
@@ -263,3 +271,34 @@ def test_matches_to_the_target_from_near_the_end():
     assert summary.starts == 3 and all(w in (0.0, 0.5, 1.0) for w in summary.start_wins)
     same = match_duel(FULL, "heuristic", "heuristic", starts, seed=2)
     assert same.start_wins == (0.5, 0.5, 0.5)  # duplicate seats cancel
+    assert to_target.play_game is match.play_game  # one deal-playing loop for both
+
+
+# --- match records: canonical game strings, move timings, progress ------------------------
+
+def test_records_without_default_parameters_pool_with_new_ones():
+    game = pyspiel.load_game(FULL)
+    new = match.play_match(game, "pimc:2:500", "heuristic", deals=2, seed=3, progress=False)
+    assert "suits=c:d:h:s" in new.game  # the game prints every parameter now
+    old_game = new.game.replace(",suits=c:d:h:s", "")  # as records written before did
+    record = {**dataclasses.asdict(new), "game": old_game, "seed": 4}
+    del record["move_ms"]  # and without timings
+    old = match.MatchSummary.from_record(record)
+    assert old.game == new.game and old.move_ms is None
+    [pooled] = match.pool_matches([new, old])
+    assert pooled.deals == 4 and pooled.seeds == (3, 4)
+    assert match.canonical_game_string("no_such_game(x=1)") == "no_such_game(x=1)"
+
+
+def test_match_times_each_bots_moves_and_shows_progress(capsys):
+    game = pyspiel.load_game(SMALL)
+    summary = match.play_match(game, "pimc:2:500", "random", deals=2, seed=1)
+    assert "deal" in capsys.readouterr().err  # the progress bar
+    # Hand size 3 of 18 cards: 9 tricks, one card each per trick, 2 games per deal.
+    assert summary.move_ms["a"]["moves"] == summary.move_ms["b"]["moves"] == 2 * 2 * 9
+    a = summary.move_ms["a"]
+    assert 0 < a["median"] <= a["p95"] and a["mean"] > 0
+    assert "ms per move (median, p95)" in match.format_summary(summary)
+    again = match.play_match(game, "pimc:2:500", "random", deals=2, seed=1, progress=False)
+    assert again == summary and capsys.readouterr().err == ""  # timings are not compared
+    assert match.move_time_stats([]) == {"moves": 0}

@@ -2,7 +2,7 @@
 
 A Truco result directory (`tricksolver solve ... --engine public --out DIR`) holds one solved
 sub-game per vira class (`DIR/vira_7/`, ...: the vira is public, so each is independent,
-RULES.md TP-4, TP-5). For each, `analyze_truco_parts` computes the decision contexts of
+games/RULES.md TP-4, TP-5). For each, `analyze_truco_parts` computes the decision contexts of
 `solver.analysis.contexts` with the same definitions as Le Truc's public-tree analysis
 (`solver.analysis.public`), read from the sub-game's play tree (`solver.public.tree`):
 

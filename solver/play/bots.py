@@ -4,9 +4,11 @@ Every bot is a `pyspiel.Bot` built by `make_bot(spec, game, seed)`; randomness c
 `seed`. Specs: `random`, `heuristic`, `ismcts` or `ismcts:SIMULATIONS` (default 100), `pimc`,
 `pimc:WORLDS` or `pimc:WORLDS:NODES` (perfect information Monte Carlo with the open-card
 solver, `solver.play.pimc`: WORLDS sampled deals per move, default 32, each searched with a
-budget of NODES nodes while the stock lasts, default 300,000; playing for the match in a deal
-that can end it), `pimc-points` alike but always playing for the deal's points (Two-Ten-Jack
-only).
+budget of NODES nodes while the stock lasts, default 300,000; playing for the deal's points),
+`pimc-match`, `pimc-match:WORLDS`, `pimc-match:WORLDS:NODES` alike but playing for the match in
+a deal that can end it, or `pimc-match:WORLDS:NODES:NOISE` with the match odds averaged over a
+normal error of NOISE points on a world's value (`PIMCBot.match_noise`, default 4; 0: none)
+(Two-Ten-Jack only).
 
 The heuristic plays Two-Ten-Jack as a careful human would. Second to a trick it knows the
 outcome of each legal card and picks the one with the best trick value for itself (+points of
@@ -129,7 +131,7 @@ def ismcts_bot(game, seed: int, simulations: int = ISMCTS_DEFAULT_SIMULATIONS):
 
 def make_bot(spec: str, game, seed: int) -> pyspiel.Bot:
     """A bot from its spec (`random`, `heuristic`, `ismcts`, `ismcts:SIMULATIONS`, `pimc`,
-    `pimc:WORLDS`, `pimc:WORLDS:NODES`, `pimc-points` alike)."""
+    `pimc:WORLDS`, `pimc:WORLDS:NODES`, `pimc-match` alike or `pimc-match:WORLDS:NODES:NOISE`)."""
     name, _, argument = spec.partition(":")
     if name == "random" and not argument:
         return UniformRandomBot(seed)
@@ -139,22 +141,35 @@ def make_bot(spec: str, game, seed: int) -> pyspiel.Bot:
         if argument and (not argument.isdigit() or int(argument) < 1):
             raise ValueError(f"bad bot {spec!r}: ismcts:SIMULATIONS needs a positive integer")
         return ismcts_bot(game, seed, int(argument) if argument else ISMCTS_DEFAULT_SIMULATIONS)
-    if name in ("pimc", "pimc-points"):
+    if name in ("pimc", "pimc-match"):
         numbers = argument.split(":") if argument else []
-        if len(numbers) > 2 or any(not n.isdigit() or int(n) < 1 for n in numbers):
+        noise = numbers.pop() if name == "pimc-match" and len(numbers) == 3 else None
+        if (len(numbers) > 2 or any(not n.isdigit() or int(n) < 1 for n in numbers)
+                or (noise is not None and not _is_non_negative_number(noise))):
             raise ValueError(f"bad bot {spec!r}: {name}, {name}:WORLDS or {name}:WORLDS:NODES "
-                             "with positive integers")
+                             "with positive integers (pimc-match:WORLDS:NODES:NOISE with "
+                             "NOISE >= 0)")
         settings = dict(zip(("worlds", "node_budget"), map(int, numbers)))
-        return pimc.PIMCBot(game, seed, match_aware=name == "pimc", **settings)
+        if noise is not None:
+            settings["match_noise"] = float(noise)
+        return pimc.PIMCBot(game, seed, match_aware=name == "pimc-match", **settings)
     raise ValueError(f"unknown bot {spec!r}: use random, heuristic, ismcts, "
-                     "ismcts:SIMULATIONS, pimc, pimc:WORLDS or pimc:WORLDS:NODES (pimc-points "
-                     "alike)")
+                     "ismcts:SIMULATIONS, pimc, pimc:WORLDS or pimc:WORLDS:NODES (pimc-match "
+                     "alike, or pimc-match:WORLDS:NODES:NOISE)")
+
+
+def _is_non_negative_number(text: str) -> bool:
+    """Whether `text` is a finite number >= 0 (`0`, `4`, `2.5`)."""
+    try:
+        return 0.0 <= float(text) < float("inf")
+    except ValueError:
+        return False
 
 
 def policy_depends_on_seed(spec: str) -> bool:
     """Whether a bot's policy, not only its moves, depends on its seed: IS-MCTS's and PIMC's
     (their samples) do."""
-    return spec.partition(":")[0] in ("ismcts", "pimc", "pimc-points")
+    return spec.partition(":")[0] in ("ismcts", "pimc", "pimc-match")
 
 
 def bot_probabilities(bot, state) -> dict[int, float]:

@@ -7,17 +7,29 @@ bot A's points averaged over its two games; the match reports the mean over deal
 confidence interval (normal approximation, mean ± 1.96 standard errors).
 
 Runs of the same bots on the same game (e.g. a long match split in parts with different seeds)
-pool into one: `pool_matches` recomputes the mean and the interval over all their deals.
+pool into one: `pool_matches` recomputes the mean and the interval over all their deals. A
+record's game string is canonicalised when it is read (`canonical_game_string`: every
+parameter, defaults included), so records written before a game printed a default parameter
+pool with later ones.
+
+The match also times every move of each bot (wall clock of `bot.step`, milliseconds; median,
+95th percentile, mean and count in `move_ms`). The timings depend on the machine and its load:
+they are not part of the reproducible result (not compared, not pooled).
 
 Randomness: the shuffles and the bots' seeds derive from `seed` only.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+import sys
+import time
+from dataclasses import MISSING, dataclass, field, fields
 
 import numpy as np
+import pyspiel
+from tqdm import tqdm
 
+import games  # noqa: F401  (registers the python_* games, for canonical_game_string)
 from solver.play.bots import make_bot
 
 _Z_95 = 1.959963984540054
@@ -36,17 +48,23 @@ class MatchSummary:
     ci_low: float
     ci_high: float
     deal_points: tuple[float, ...]
+    # {"a": {...}, "b": {...}}: each bot's milliseconds per move (`move_time_stats`); None in
+    # records written before the match timed its moves. Not compared: timings vary run to run.
+    move_ms: dict | None = field(default=None, compare=False)
 
     @classmethod
     def from_record(cls, record: dict) -> MatchSummary:
-        """A summary from its JSON record (`tricksolver match --json`); ValueError if malformed."""
-        names = [field.name for field in fields(cls)]
-        missing = ([name for name in names if name not in record] if isinstance(record, dict)
-                   else names)
+        """A summary from its JSON record (`tricksolver match --json`), its game string
+        canonicalised (`canonical_game_string`); ValueError if malformed."""
+        required = [f.name for f in fields(cls) if f.default is MISSING]
+        missing = ([name for name in required if name not in record]
+                   if isinstance(record, dict) else required)
         if missing:
             raise ValueError(f"not a match record: no {', '.join(missing)}")
-        summary = cls(**{name: record[name] for name in names if name != "deal_points"},
-                      deal_points=tuple(float(p) for p in record["deal_points"]))
+        values = {f.name: record[f.name] for f in fields(cls) if f.name in record}
+        values["game"] = canonical_game_string(record["game"])
+        values["deal_points"] = tuple(float(p) for p in record["deal_points"])
+        summary = cls(**values)
         if len(summary.deal_points) != summary.deals:
             raise ValueError(f"match record of {summary.deals} deals holds "
                              f"{len(summary.deal_points)} deal points")
@@ -67,6 +85,25 @@ class PooledMatch:
     ci_low: float
     ci_high: float
     runs: tuple[int, ...]
+
+
+def canonical_game_string(game_string: str) -> str:
+    """The game string as the loaded game prints it (every parameter, defaults included), e.g.
+    `python_two_ten_jack` -> `python_two_ten_jack(dealer=1,...,suits=c:d:h:s,target=31)`; the
+    string unchanged if no registered game loads from it."""
+    try:
+        return str(pyspiel.load_game(game_string))
+    except pyspiel.SpielError:
+        return game_string
+
+
+def move_time_stats(seconds) -> dict:
+    """Milliseconds per move from the moves' durations in seconds: median, p95, mean, count."""
+    ms = 1000.0 * np.asarray(seconds, dtype=float)
+    if ms.size == 0:
+        return {"moves": 0}
+    return {"median": float(np.median(ms)), "p95": float(np.percentile(ms, 95)),
+            "mean": float(ms.mean()), "moves": int(ms.size)}
 
 
 def confidence_interval(points) -> tuple[float, float, float]:
@@ -98,43 +135,62 @@ def _pooled(runs: list[MatchSummary], indices: tuple[int, ...]) -> PooledMatch:
                        *confidence_interval(points), indices)
 
 
-def play_game(game, bots, deck_order) -> list[float]:
-    """Plays one game, `bots[p]` in seat p; chance takes the first outcome in `deck_order`."""
+def play_game(game, bots, deck_order, move_seconds=None):
+    """Plays one game, `bots[p]` in seat p, chance taking the first outcome in `deck_order`;
+    returns the terminal state. With `move_seconds` (a list per seat), appends the wall-clock
+    duration of each move to the mover's list."""
     state = game.new_initial_state()
     while not state.is_terminal():
         if state.is_chance_node():
             outcomes = {a for a, _ in state.chance_outcomes()}
             action = next(int(card) for card in deck_order if card in outcomes)
         else:
-            action = bots[state.current_player()].step(state)
+            player = state.current_player()
+            start = time.perf_counter()
+            action = bots[player].step(state)
+            if move_seconds is not None:
+                move_seconds[player].append(time.perf_counter() - start)
             if action not in state.legal_actions():
-                raise RuntimeError(f"bot {bots[state.current_player()]} played illegal {action}")
+                raise RuntimeError(f"bot {bots[player]} played illegal {action}")
         state.apply_action(action)
-    return state.returns()
+    return state
 
 
-def duplicate_deal(game, spec_a: str, spec_b: str, deal_seed: np.random.SeedSequence) -> float:
-    """Bot A's mean points over one deal played from both seats."""
+def duplicate_deal(game, spec_a: str, spec_b: str, deal_seed: np.random.SeedSequence,
+                   move_seconds=None) -> float:
+    """Bot A's mean points over one deal played from both seats. With `move_seconds` (lists for
+    bot A and bot B), appends each bot's move durations to its list."""
     deck_seed, *bot_seeds = deal_seed.spawn(5)
     deck_order = np.random.default_rng(deck_seed).permutation(game.max_chance_outcomes())
     seeds = [int(s.generate_state(1)[0]) for s in bot_seeds]
+    a, b = move_seconds if move_seconds is not None else (None, None)
     a_first = play_game(game, [make_bot(spec_a, game, seeds[0]),
-                               make_bot(spec_b, game, seeds[1])], deck_order)
+                               make_bot(spec_b, game, seeds[1])], deck_order,
+                        None if a is None else [a, b]).returns()
     a_second = play_game(game, [make_bot(spec_b, game, seeds[2]),
-                                make_bot(spec_a, game, seeds[3])], deck_order)
+                                make_bot(spec_a, game, seeds[3])], deck_order,
+                         None if a is None else [b, a]).returns()
     return (a_first[0] + a_second[1]) / 2.0
 
 
-def play_match(game, spec_a: str, spec_b: str, deals: int, seed: int) -> MatchSummary:
-    """`deals` duplicate deals of bot A against bot B."""
+def play_match(game, spec_a: str, spec_b: str, deals: int, seed: int,
+               progress: bool = True) -> MatchSummary:
+    """`deals` duplicate deals of bot A against bot B, with a progress bar on stderr (the mean
+    so far as its postfix) unless `progress` is False."""
     if deals < 2:
         raise ValueError(f"deals={deals}: a confidence interval needs at least 2 deals")
     for spec in (spec_a, spec_b):
         make_bot(spec, game, 0)
-    points = [duplicate_deal(game, spec_a, spec_b, deal_seed)
-              for deal_seed in np.random.SeedSequence(seed).spawn(deals)]
+    move_seconds: tuple[list[float], list[float]] = ([], [])
+    points = []
+    with tqdm(np.random.SeedSequence(seed).spawn(deals), desc=f"{spec_a} vs {spec_b}",
+              unit="deal", file=sys.stderr, disable=not progress) as bar:
+        for deal_seed in bar:
+            points.append(duplicate_deal(game, spec_a, spec_b, deal_seed, move_seconds))
+            bar.set_postfix(mean=f"{np.mean(points):+.2f}", refresh=False)
     return MatchSummary(str(game), spec_a, spec_b, deals, seed, *confidence_interval(points),
-                        tuple(points))
+                        tuple(points), {"a": move_time_stats(move_seconds[0]),
+                                        "b": move_time_stats(move_seconds[1])})
 
 
 def format_summary(summary: MatchSummary) -> str:
@@ -142,4 +198,14 @@ def format_summary(summary: MatchSummary) -> str:
     return (f"{summary.bot_a} vs {summary.bot_b} on {summary.game}: "
             f"{summary.mean:+.3f} points per deal for {summary.bot_a}, "
             f"95% CI [{summary.ci_low:+.3f}, {summary.ci_high:+.3f}] "
-            f"over {summary.deals} duplicate deals ({2 * summary.deals} games), seed {summary.seed}")
+            f"over {summary.deals} duplicate deals ({2 * summary.deals} games), seed {summary.seed}"
+            + _format_move_ms(summary))
+
+
+def _format_move_ms(summary: MatchSummary) -> str:
+    """`; ms per move (median, p95): A 12.0, 30.1; B 0.1, 0.2`, or nothing if not timed."""
+    if not summary.move_ms or not all(summary.move_ms.get(k, {}).get("moves") for k in "ab"):
+        return ""
+    a, b = summary.move_ms["a"], summary.move_ms["b"]
+    return (f"; ms per move (median, p95): {summary.bot_a} {a['median']:.2f}, {a['p95']:.2f}; "
+            f"{summary.bot_b} {b['median']:.2f}, {b['p95']:.2f}")

@@ -18,7 +18,7 @@ import pyspiel
 
 from games.two_ten_jack import match_result
 from solver.play.bots import make_bot
-from solver.play.match import confidence_interval
+from solver.play.match import confidence_interval, play_game
 
 MAX_DEALS = 50  # a match this long is stopped and scored as a draw (1/2 each)
 
@@ -63,27 +63,12 @@ def play_to_target(game_string: str, start: MatchStart, specs, seeds,
         game = pyspiel.load_game(game_string, {"score0": score0, "score1": score1,
                                                "dealer": dealer})
         bots = [make_bot(spec, game, seed) for spec, seed in zip(specs, seeds[k])]
-        state = play_game_state(game, bots, shuffles[k])
+        state = play_game(game, bots, shuffles[k])
         result = match_result(state)
         if result.winner is not None:
             return result.winner
         score0, score1, dealer = result.score0, result.score1, result.next_dealer
     return None
-
-
-def play_game_state(game, bots, deck_order):
-    """`solver.play.match.play_game`, returning the final state rather than its returns."""
-    state = game.new_initial_state()
-    while not state.is_terminal():
-        if state.is_chance_node():
-            outcomes = {a for a, _ in state.chance_outcomes()}
-            action = next(int(card) for card in deck_order if card in outcomes)
-        else:
-            action = bots[state.current_player()].step(state)
-            if action not in state.legal_actions():
-                raise RuntimeError(f"bot {bots[state.current_player()]} played illegal {action}")
-        state.apply_action(action)
-    return state
 
 
 def match_duel(game_string: str, spec_a: str, spec_b: str, starts: list[MatchStart],
