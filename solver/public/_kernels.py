@@ -132,6 +132,8 @@ def _list(walk, n, player):
 def _row(walk, first, x, nbet, cards):
     """(first column, width) of entry x's row in a node's table; cards: the node's card turn
     (0: no card, 1: face up, 2: face up or covered, as many card columns again)."""
+    if cards == 0:
+        return x * nbet, nbet
     return (x * nbet + cards * walk.entry_before[first + x],
             nbet + cards * walk.entry_nd[first + x])
 
