@@ -90,31 +90,44 @@ def test_opening_frequencies_are_the_solver_row_probabilities(paulista):
             assert table.reached[row] == pytest.approx(1.0)
 
 
+def _follow_setting(paulista):
+    """(rules, the first vira class, its solver, its `follow_1` table)."""
+    game, directory, parts = paulista
+    part = public_parts(game)[0]
+    table = truco_analysis.analyze_truco_parts(game, directory, parts)[part.label].context(
+        "follow_1")
+    return game.rules, part, _solver(game, directory, part), table
+
+
+def _follow_mass(solver, part, rules, j: int, lead_item: int | None) -> tuple[dict, float]:
+    """The pé holding hand j, after the mão's lead (`lead_item` only, or any): ({action label:
+    chance x the mão's lead probability x the pé's probability}, that weight summed)."""
+    hands, pair = solver.deals.hands, solver.deals.first_hands()
+    hand = hands[j]
+    mass, weight = {}, 0.0
+    for i, lead_hand in enumerate(hands):
+        if pair[i, j] <= 0:
+            continue
+        lead = solver.row_probabilities("play", [], rules.mao, (lead_hand, ()))
+        for item in sorted(set(lead_hand)):
+            reach = pair[i, j] * lead[truco.CARD_ACTION_BASE + item]
+            if reach <= 0 or lead_item not in (None, item):
+                continue
+            answer = solver.row_probabilities(
+                "play", [truco.CARD_ACTION_BASE + item], rules.dealer, (hand, ()))
+            weight += reach
+            for label, p in zip(_labels(part, hand, list(answer)), answer.values()):
+                mass[label] = mass.get(label, 0.0) + reach * p
+    return mass, weight
+
+
 def test_follow_frequencies_are_reach_weighted_row_probabilities(paulista):
     """The pé's first card turn at stake 1 (after each lead card, no raise): frequencies are
     the pé's row probabilities weighted by chance x the mão's probability of that lead."""
-    game, directory, parts = paulista
-    rules = game.rules
-    part = public_parts(game)[0]
-    solver = _solver(game, directory, part)
-    table = truco_analysis.analyze_truco_parts(game, directory, parts)[part.label].context(
-        "follow_1")
+    rules, part, solver, table = _follow_setting(paulista)
     hands, pair = solver.deals.hands, solver.deals.first_hands()
     for j, hand in enumerate(hands):
-        mass, weight = {}, 0.0
-        for i, lead_hand in enumerate(hands):
-            if pair[i, j] <= 0:
-                continue
-            lead = solver.row_probabilities("play", [], rules.mao, (lead_hand, ()))
-            for item in sorted(set(lead_hand)):
-                reach = pair[i, j] * lead[truco.CARD_ACTION_BASE + item]
-                if reach <= 0:
-                    continue
-                answer = solver.row_probabilities(
-                    "play", [truco.CARD_ACTION_BASE + item], rules.dealer, (hand, ()))
-                weight += reach
-                for label, p in zip(_labels(part, hand, list(answer)), answer.values()):
-                    mass[label] = mass.get(label, 0.0) + reach * p
+        mass, weight = _follow_mass(solver, part, rules, j, None)
         label = truco_analysis.hand_label(part, hand)
         if weight < truco_analysis.MIN_HAND_REACH * pair[:, j].sum():
             assert label not in table.hands
@@ -215,3 +228,76 @@ def test_write_truco_charts_rejects_another_game(tmp_path):
     (tmp_path / "summary.json").write_text(json.dumps({"game": "python_le_truc"}))
     with pytest.raises(ValueError, match="python_truco_paulista"):
         charts.write_truco_charts(tmp_path, tmp_path / "out")
+
+
+# --- issue 16, items 9-11 on Truco ------------------------------------------------------------
+
+def test_truco_bluffing_chart_one_order_and_the_game_actions(paulista):
+    """Item 9: the bluffing panels of a vira class share one hand order (hands a panel lacks
+    read "—"), and the legends name Truco's actions (`Run`, raising back)."""
+    game, directory, parts = paulista
+    part = public_parts(game)[0]
+    result = truco_analysis.analyze_truco_parts(game, directory, parts)[part.label]
+    panels = charts.bluff_panels(result)
+    order = charts.hand_order([table for table, _ in panels])
+    assert order[:len(panels[0][0].hands)] == panels[0][0].hands
+    for table, kind in panels:
+        labels = charts.row_labels(table, order)
+        for hand, label in zip(order, labels):
+            assert label.startswith(hand)
+            assert label.endswith("—") == (hand not in table.hands)
+        legend = charts.legend_labels(table, kind)
+        if kind == "answer":
+            assert legend[0] == "Call (Accept)" and legend[2] == "Refuse (Run)"
+            assert (legend[1] == "Raise back (Raise)") == ("Raise" in table.actions)
+        else:
+            assert "Rest (value)" not in legend
+
+
+def test_truco_action_evs_and_flags(paulista):
+    """Item 10: each action's EV from the public engine (`public.action_values`): at the
+    opening (one row per hand) the frequencies weight them into the hand's EV, and mixing
+    hands are flagged indifferent; the flags reach the tables."""
+    from solver.analysis import contexts, tables
+    game, directory, parts = paulista
+    for result in truco_analysis.analyze_truco_parts(game, directory, parts).values():
+        opening = result.context("open")
+        np.testing.assert_array_equal(np.isnan(opening.action_ev), np.isnan(opening.frequency))
+        np.testing.assert_allclose(np.nansum(opening.frequency * opening.action_ev, axis=1),
+                                   opening.ev, atol=1e-9)
+        flat = contexts.indifferent(opening)
+        for index, evs in enumerate(opening.action_ev):
+            evs = evs[np.isfinite(evs)]
+            assert flat[index] == (np.count_nonzero(
+                evs >= evs.max() - contexts.INDIFFERENCE_TOLERANCE) >= 2)
+        for table in result.contexts:
+            assert table.action_ev is not None and table.action_ev.shape == table.frequency.shape
+            header, rows = tables.context_rows(table)
+            assert header[-1] == "note"
+            assert [r[-1] for r in rows] == [n or "-" for n in contexts.hand_notes(table)]
+
+
+def test_truco_follower_split_by_lead_card(paulista):
+    """Item 11: the pé's first card turn per lead class: each lead's frequencies are the pé's
+    row probabilities after that lead, weighted by chance x the mão's probability of leading
+    it; leads strongest first."""
+    rules, part, solver, table = _follow_setting(paulista)
+    assert table.splits
+    hands = solver.deals.hands
+    items = sorted({c for hand in hands for c in hand}, reverse=True)
+    names = [part.rules.class_name(c, part.vira) for c in items]
+    assert list(table.splits) == [n for n in names if n in table.splits]
+    for item, name in zip(items, names):
+        if name not in table.splits:
+            continue
+        split = table.splits[name]
+        assert split.lead == name
+        for j, hand in enumerate(hands):
+            mass, weight = _follow_mass(solver, part, rules, j, item)
+            label = truco_analysis.hand_label(part, hand)
+            if label not in split.hands:
+                continue
+            row = split.hands.index(label)
+            for action, total in mass.items():
+                assert split.frequency[row, split.actions.index(action)] == pytest.approx(
+                    total / weight, abs=1e-9)

@@ -2,7 +2,14 @@
 
 * `curves`: exploitability vs iterations and vs seconds, log-log, one line per result.
 * `strategy-<context>`: for Le Truc, hands (strongest first) x actions, cells coloured by action
-  frequency (cividis), with each hand's EV beside the grid.
+  frequency (cividis), with each hand's EV beside the grid; the follower's contexts draw one
+  grid per lead card instead (averaged over the lead, the card play means nothing).
+* In every chart: one hand order for all panels (said in words on the chart), the numbers on
+  the cells and bars, "—" where a hand cannot take an action or never meets the decision, the
+  reach beside the hand where it is below 100%, and hands whose choice is not advice marked:
+  hatched "indifferent" (two or more actions within `contexts.INDIFFERENCE_TOLERANCE` points of
+  the best) or greyed "rarely reached" (`contexts.RARE_REACH`). Legends list only the actions
+  the panel's decision has.
 * `bluffing`: per hand, how often the non-dealer opens with a value raise or rest, a bluff
   raise or rest (equity against the calling range below 50%, see `solver.analysis`), a card or
   a fold; how often the dealer does the same after seeing the lead card; and how often each
@@ -23,6 +30,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 matplotlib.rcParams["svg.hashsalt"] = "tricksolver"  # stable SVG ids: reruns give equal files
+matplotlib.rcParams["svg.fonttype"] = "none"  # text as text: SVGs a third the size
+import matplotlib.patches  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pyspiel  # noqa: E402
@@ -39,6 +48,7 @@ OKABE_ITO = {"orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73", "yellow"
 LINE_COLOURS = [OKABE_ITO[c] for c in ("blue", "vermillion", "green", "orange", "purple", "sky",
                                        "black")]
 FORMATS = ("png", "svg")
+MAX_PNG_WIDTH = 2400  # pixels (before the tight crop): wide charts get a lower resolution
 MIN_CONTEXT_PROBABILITY = 1e-4
 GAME_NAMES = {"python_le_truc": "Le Truc", "python_truco_paulista": "Truco Paulista",
               "python_trucomano": "Trucomano", "python_two_ten_jack": "Two-Ten-Jack"}
@@ -58,10 +68,11 @@ def _save(figure, out: pathlib.Path, stem: str) -> list[pathlib.Path]:
     """Write `figure` as PNG and SVG; return the paths."""
     out.mkdir(parents=True, exist_ok=True)
     paths = []
+    width = figure.get_size_inches()[0]
     for extension in FORMATS:
         path = out / f"{stem}.{extension}"
-        figure.savefig(path, dpi=150, bbox_inches="tight", metadata={"Date": None}
-                       if extension == "svg" else None)
+        figure.savefig(path, dpi=min(150, MAX_PNG_WIDTH / width), bbox_inches="tight",
+                       metadata={"Date": None} if extension == "svg" else None)
         paths.append(path)
     plt.close(figure)
     return paths
@@ -92,33 +103,178 @@ def plot_curves(saved: list[SavedResult], out: pathlib.Path) -> list[pathlib.Pat
     return _save(figure, out, "curves")
 
 
-def plot_strategy_grid(table: contexts.ContextTable, title: str,
-                       out: pathlib.Path) -> list[pathlib.Path]:
-    """Hands x actions heatmap of one context, with the EV of each hand beside it."""
-    rows, columns = len(table.hands), len(table.actions)
+EMPTY = "—"  # a cell the hand cannot play, or a hand that does not meet this decision
+EMPTY_COLOUR = "#E8E8E8"
+MIN_BAR_TEXT = 0.08  # segments narrower than this carry no number
+SPLITS_PER_ROW = 4  # lead-card grids per row of a follower's chart
+NOTE_STYLE = {"indifferent": {"alpha": 0.45, "hatch": "xx"},
+              "rarely reached": {"alpha": 0.7, "hatch": None}}
+
+
+def hand_order(tables: list[contexts.ContextTable]) -> list[str]:
+    """One hand order for every panel of a chart: the first panel's (its acting seat's EV at
+    the deal, strongest first), then hands only later panels have, in their order."""
+    order = []
+    for table in tables:
+        order += [hand for hand in table.hands if hand not in order]
+    return order
+
+
+def order_note(table: contexts.ContextTable) -> str:
+    """The sort key of a chart's rows, in words."""
+    return (f"hands sorted by player {table.player}'s EV at the deal (expected points of being "
+            f"dealt the hand), strongest on top")
+
+
+def aligned(table: contexts.ContextTable, order: list[str], values: np.ndarray) -> np.ndarray:
+    """`values` [hands, ...] of `table` on the rows of `order` (NaN for hands it lacks)."""
+    out = np.full((len(order),) + values.shape[1:], np.nan)
+    for index, hand in enumerate(table.hands):
+        out[order.index(hand)] = values[index]
+    return out
+
+
+def row_labels(table: contexts.ContextTable, order: list[str]) -> list[str]:
+    """Row labels: the hand, its reach where below 100%, and its note ("indifferent", "rarely
+    reached"); hands the context lacks read `hand  —`."""
+    notes = dict(zip(table.hands, contexts.hand_notes(table)))
+    reached = dict(zip(table.hands, table.reached))
+    labels = []
+    for hand in order:
+        if hand not in notes:
+            labels.append(f"{hand}  {EMPTY}")
+            continue
+        text = hand if reached[hand] >= 0.995 else f"{hand}  (reached {_reach_text(reached[hand])})"
+        labels.append(f"{text}  · {notes[hand]}" if notes[hand] else text)
+    return labels
+
+
+def _reach_text(reach: float) -> str:
+    """`68%`, `0.4%`, `<0.1%`."""
+    if reach >= 0.095:
+        return f"{100 * reach:.0f}%"
+    return f"{100 * reach:.1f}%" if reach >= 0.001 else "<0.1%"
+
+
+def row_notes(table: contexts.ContextTable, order: list[str]) -> list[str]:
+    """hand_notes on the rows of `order` ("" for hands the context lacks)."""
+    notes = dict(zip(table.hands, contexts.hand_notes(table)))
+    return [notes.get(hand, "") for hand in order]
+
+
+def cell_texts(table: contexts.ContextTable, order: list[str]) -> list[list[str]]:
+    """The numbers written in a strategy grid: % of the time, or "—" where the hand cannot take
+    the action (or never meets the decision)."""
+    frequency = aligned(table, order, table.frequency)
+    return [[EMPTY if np.isnan(v) else f"{100 * v:.0f}" for v in row] for row in frequency]
+
+
+def bar_texts(segments: np.ndarray) -> list[list[str]]:
+    """The numbers written on stacked bars: each segment's %, blank where it is narrower than
+    MIN_BAR_TEXT; "—" on a row the context lacks (all NaN)."""
+    texts = []
+    for row in segments:
+        if np.all(np.isnan(row)):
+            texts.append([EMPTY] + [""] * (len(row) - 1))
+        else:
+            texts.append([f"{100 * v:.0f}" if v >= MIN_BAR_TEXT else "" for v in row])
+    return texts
+
+
+def _shade_notes(axis, notes: list[str], left: float, right: float) -> None:
+    """Grey out (and hatch, for indifferent hands) the rows that are not advice."""
+    for index, note in enumerate(notes):
+        if note:
+            style = NOTE_STYLE[note]
+            axis.add_patch(matplotlib.patches.Rectangle(
+                (left, index - 0.5), right - left, 1.0, facecolor="white", alpha=style["alpha"],
+                edgecolor="none", zorder=3))
+            if style["hatch"]:
+                axis.add_patch(matplotlib.patches.Rectangle(
+                    (left, index - 0.5), right - left, 1.0, fill=False, hatch=style["hatch"],
+                    edgecolor=OKABE_ITO["grey"], linewidth=0.0, zorder=3))
+
+
+def _draw_grid(grid, table, order, labels: bool = True):
+    """One heatmap of `table` on the rows of `order` into axis `grid`; the image."""
+    frequency = aligned(table, order, table.frequency)
+    cmap = matplotlib.colormaps["cividis"].with_extremes(bad=EMPTY_COLOUR)
+    image = grid.imshow(np.ma.masked_invalid(frequency), cmap=cmap, vmin=0.0, vmax=1.0,
+                        aspect="auto")
+    for (i, j), text in np.ndenumerate(np.array(cell_texts(table, order), dtype=object)):
+        value = frequency[i, j]
+        colour = "#555555" if np.isnan(value) else "black" if value > 0.55 else "white"
+        grid.text(j, i, text, ha="center", va="center", fontsize=7, color=colour, zorder=4)
+    grid.set_xticks(range(len(table.actions)), table.actions, rotation=30, ha="right")
+    grid.set_yticks(range(len(order)), row_labels(table, order) if labels else
+                    [""] * len(order), fontsize=8)
+    _shade_notes(grid, row_notes(table, order), -0.5, len(table.actions) - 0.5)
+    return image
+
+
+def strategy_figure(table: contexts.ContextTable, title: str):
+    """The figure of `plot_strategy_grid`."""
+    if table.splits:
+        return _split_figure(table, title)
+    order = hand_order([table])
+    rows, columns = len(order), len(table.actions)
     figure, (grid, ev_axis) = plt.subplots(
-        1, 2, figsize=(2.0 + 1.0 * columns + 2.5, 1.2 + 0.32 * rows),
-        gridspec_kw={"width_ratios": [columns, 2.2]}, sharey=True)
-    masked = np.ma.masked_invalid(table.frequency)
-    cmap = matplotlib.colormaps["cividis"].with_extremes(bad="#FFFFFF")
-    image = grid.imshow(masked, cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
-    for (i, j), value in np.ndenumerate(table.frequency):
-        if not np.isnan(value):
-            grid.text(j, i, f"{100 * value:.0f}", ha="center", va="center", fontsize=7,
-                      color="black" if value > 0.55 else "white")
-    grid.set_xticks(range(columns), table.actions, rotation=30, ha="right")
-    grid.set_yticks(range(rows), [f"{h}  ({100 * r:.0f}%)" if r < 0.995 else h
-                                 for h, r in zip(table.hands, table.reached)], fontsize=8)
-    grid.set_ylabel("hand (strongest first); (reached %)")
+        1, 2, figsize=(2.0 + 1.0 * columns + 4.0, 1.0 + 0.32 * rows),
+        gridspec_kw={"width_ratios": [columns, 2.2]}, sharey=True, layout="constrained")
+    image = _draw_grid(grid, table, order)
     colours = [OKABE_ITO["blue"] if v >= 0 else OKABE_ITO["vermillion"] for v in table.ev]
     ev_axis.barh(range(rows), table.ev, color=colours)
+    for index, ev in enumerate(table.ev):
+        ev_axis.text(ev, index, f" {ev:+.2f} ", va="center", fontsize=6,
+                     ha="left" if ev >= 0 else "right")
     ev_axis.axvline(0, color="black", linewidth=0.8)
     ev_axis.set_xlabel("EV (points per hand)")
     ev_axis.grid(True, axis="x", alpha=0.3)
+    ev_axis.margins(x=0.25)
     figure.colorbar(image, ax=ev_axis, label="action frequency", fraction=0.08, pad=0.04)
-    figure.suptitle(f"{title}\n{table.title} — {tables.seats(table)}; cells: % of the time",
+    figure.suptitle(f"{title}\n{table.title} — {tables.seats(table)}; {order_note(table)};"
+                    f"\ncells: % of the time ({EMPTY}: not available){_notes_legend()}",
                     fontsize=10)
-    return _save(figure, out, f"strategy-{table.key}")
+    return figure
+
+
+def _notes_legend() -> str:
+    """The line explaining greyed rows."""
+    return (f"\nhatched: indifferent (actions within {contexts.INDIFFERENCE_TOLERANCE:g} points of "
+            f"the best: the mix is not advice); greyed: rarely reached "
+            f"(<{100 * contexts.RARE_REACH:g}% of the time with that hand)")
+
+
+def _split_figure(table: contexts.ContextTable, title: str):
+    """One grid per lead card, sharing the rows of the averaged table (then hands only some
+    lead's table lists)."""
+    splits = list(table.splits.values())
+    order = hand_order([table] + splits)
+    columns = len(table.actions)
+    across = min(len(splits), SPLITS_PER_ROW)
+    down = -(-len(splits) // across)
+    figure, axes = plt.subplots(down, across, figsize=(
+        1.0 + (1.0 * columns + 2.6) * across, 1.0 + (0.8 + 0.3 * len(order)) * down),
+        layout="constrained", squeeze=False)
+    for axis in axes.flat[len(splits):]:
+        axis.set_visible(False)
+    axes = axes.flat[:len(splits)]
+    for axis, split in zip(axes, splits):
+        image = _draw_grid(axis, split, order)
+        axis.set_title(f"lead {split.lead}\n(reached {_reach_text(split.probability)} of "
+                       f"hands)", fontsize=9)
+    figure.colorbar(image, ax=list(axes), label="action frequency", fraction=0.02, pad=0.01)
+    figure.suptitle(f"{title}\n{table.title} — {tables.seats(table)}, one grid per lead card; "
+                    f"every grid: {order_note(table)} (reached: facing that lead);\ncells: % of "
+                    f"the time ({EMPTY}: not available){_notes_legend()}", fontsize=10)
+    return figure
+
+
+def plot_strategy_grid(table: contexts.ContextTable, title: str,
+                       out: pathlib.Path) -> list[pathlib.Path]:
+    """Hands x actions heatmap of one context, with the EV of each hand beside it (the
+    follower's contexts: one grid per lead card)."""
+    return _save(strategy_figure(table, title), out, f"strategy-{table.key}")
 
 
 BLUFF_SEGMENTS = (
@@ -130,9 +286,9 @@ BLUFF_SEGMENTS = (
     ("Fold", OKABE_ITO["grey"], None),
 )
 ANSWER_SEGMENTS = (
-    ("Call (Accept / Rest)", OKABE_ITO["green"], None),
+    ("Call", OKABE_ITO["green"], None),
     ("Raise back", OKABE_ITO["vermillion"], None),
-    ("Refuse / Run", OKABE_ITO["grey"], None),
+    ("Refuse", OKABE_ITO["grey"], None),
 )
 ANSWER_ACTIONS = (("Accept", "Rest"), ("Raise",), ("Refuse", "Run"))
 
@@ -164,22 +320,54 @@ def answer_segments(table: contexts.ContextTable) -> np.ndarray:
     return segments
 
 
-def _stacked(axis, table, segments, legend_items, heading: str,
-             unused: frozenset = frozenset()) -> None:
-    """Horizontal stacked bars, one per hand, strongest on top (legend items named in
-    `unused`, actions the game does not have, left out of the legend)."""
-    positions = np.arange(len(table.hands))
-    left = np.zeros(len(table.hands))
-    for index, (label, colour, hatch) in enumerate(legend_items):
-        axis.barh(positions, segments[:, index], left=left, color=colour, hatch=hatch,
-                  edgecolor="white", linewidth=0.5,
-                  label="_nolegend_" if label in unused else label)
-        left += segments[:, index]
-    axis.set_yticks(positions, table.hands, fontsize=8)
-    axis.invert_yaxis()
+def legend_labels(table: contexts.ContextTable, kind: str) -> list[str | None]:
+    """Per segment of the panel ("bet" or "answer"), its legend label, None for a segment the
+    context has no action for (left out of the legend)."""
+    actions = set(table.actions)
+    if kind == "bet":
+        labels = []
+        for label, _, _ in BLUFF_SEGMENTS:
+            name = label.split(" ")[0]
+            present = (any(a.startswith("Play") for a in actions) if name == "Play"
+                       else name in actions)
+            labels.append(label if present else None)
+        return labels
+    labels = []
+    for (label, _, _), names in zip(ANSWER_SEGMENTS, ANSWER_ACTIONS):
+        present = [name for name in names if name in actions]
+        labels.append(f"{label} ({' / '.join(present)})" if present else None)
+    return labels
+
+
+def _stacked(axis, table, order, segments, items, labels, heading: str) -> None:
+    """Horizontal stacked bars, one per hand of `order` (strongest on top), with the numbers
+    on them; legend entries only for `labels` that are not None."""
+    segments = aligned(table, order, segments)
+    positions = np.arange(len(order))
+    left = np.zeros(len(order))
+    texts = bar_texts(segments)
+    for index, ((_, colour, hatch), label) in enumerate(zip(items, labels)):
+        width = np.nan_to_num(segments[:, index])
+        axis.barh(positions, width, left=left, color=colour, hatch=hatch, edgecolor="white",
+                  linewidth=0.5, label="_nolegend_" if label is None else label)
+        for row in positions:
+            if texts[row][index] and texts[row][index] != EMPTY:
+                axis.text(left[row] + width[row] / 2, row, texts[row][index], ha="center",
+                          va="center", fontsize=6, color="black" if colour in (
+                              OKABE_ITO["yellow"], OKABE_ITO["orange"], OKABE_ITO["grey"],
+                              OKABE_ITO["green"], OKABE_ITO["purple"]) else "white", zorder=4)
+        left += width
+    for row in positions:
+        if texts[row][0] == EMPTY:
+            axis.text(0.5, row, EMPTY, ha="center", va="center", fontsize=8, color="#555555")
+            axis.axhspan(row - 0.4, row + 0.4, color=EMPTY_COLOUR, zorder=0)
+    _shade_notes(axis, row_notes(table, order), 0.0, 1.0)
+    axis.set_yticks(positions, row_labels(table, order), fontsize=7)
+    axis.set_ylim(len(order) - 0.5, -0.5)
     axis.set_xlim(0, 1)
     axis.set_xticks(np.linspace(0, 1, 6), [f"{p}%" for p in range(0, 101, 20)])
-    axis.set_title(f"{heading}\n(reached {100 * table.probability:.1f}% of hands)", fontsize=9)
+    axis.set_title(f"{heading}\n(reached {_reach_text(table.probability)} of hands)",
+                   fontsize=9)
 
 
 def reached_contexts(result: contexts.Analysis) -> list[contexts.ContextTable]:
@@ -201,32 +389,34 @@ def bluff_panels(result: contexts.Analysis) -> list[tuple[contexts.ContextTable,
     return [(t, "bet") for t in bets] + [(t, "answer") for t in answers]
 
 
-def plot_bluffing(result: contexts.Analysis, title: str, out: pathlib.Path) -> list[pathlib.Path]:
-    """The bluffing chart (see the module docstring)."""
+def bluffing_figure(result: contexts.Analysis, title: str):
+    """The figure of `plot_bluffing` (None when there is nothing to draw)."""
     panels = bluff_panels(result)
     if not panels:
-        return []
-    height = 1.6 + 0.3 * max(len(t.hands) for t, _ in panels)
-    figure, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), height))
+        return None
+    order = hand_order([t for t, _ in panels])
+    height = 2.2 + 0.26 * len(order)
+    figure, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), height),
+                                layout="constrained")
     axes = np.atleast_1d(axes)
-    actions = {action for table in result.contexts for action in table.actions}
-    unused = frozenset(label for label, _, _ in BLUFF_SEGMENTS
-                       if label.split(" ")[0] in ("Rest", "Fold")
-                       and label.split(" ")[0] not in actions)
     for axis, (table, kind) in zip(axes, panels):
-        if kind == "bet":
-            _stacked(axis, table, bet_segments(table), BLUFF_SEGMENTS,
-                     f"{table.title}: {tables.seats(table)}", unused)
-        else:
-            _stacked(axis, table, answer_segments(table), ANSWER_SEGMENTS,
-                     f"{table.title}: {tables.seats(table)}")
-        axis.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.06), ncol=2,
+        segments = bet_segments(table) if kind == "bet" else answer_segments(table)
+        items = BLUFF_SEGMENTS if kind == "bet" else ANSWER_SEGMENTS
+        _stacked(axis, table, order, segments, items, legend_labels(table, kind),
+                 f"{table.title}: {tables.seats(table)}")
+        axis.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.04), ncol=2,
                     frameon=False)
     figure.suptitle(f"{title}\nBluffing: a bet is a bluff when the hand wins less than 50% of "
-                    f"the time once the bet is called (equity against the calling range)",
-                    fontsize=10)
-    figure.tight_layout()
-    return _save(figure, out, "bluffing")
+                    f"the time once the bet is called (equity against the calling range); "
+                    f"every panel: {order_note(panels[0][0])}; numbers: % of the time"
+                    f"{_notes_legend()}", fontsize=9)
+    return figure
+
+
+def plot_bluffing(result: contexts.Analysis, title: str, out: pathlib.Path) -> list[pathlib.Path]:
+    """The bluffing chart (see the module docstring)."""
+    figure = bluffing_figure(result, title)
+    return [] if figure is None else _save(figure, out, "bluffing")
 
 
 def write_tables(result: contexts.Analysis, title: str, out: pathlib.Path) -> list[pathlib.Path]:
@@ -237,6 +427,11 @@ def write_tables(result: contexts.Analysis, title: str, out: pathlib.Path) -> li
         header, rows = tables.context_rows(table)
         paths += _write_pair(out, f"strategy-{table.key}", header, rows,
                              tables.context_caption(table, title))
+        if table.splits:
+            header, rows = tables.split_rows(table)
+            paths += _write_pair(out, f"strategy-{table.key}-by_lead", header, rows,
+                                 tables.context_caption(table, title) + " One block per lead "
+                                 "card.")
     header, rows = tables.bluff_rows(reached_contexts(result))
     caption = (f"**Bluffing** — {title}. Every bet made at least "
                f"{100 * tables.MIN_BET_FREQUENCY:g}% of the time in a decision context reached in "

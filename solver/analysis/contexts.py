@@ -18,6 +18,17 @@ report, under the solved average policy:
 Hands are ordered by strength measured as the hand's equilibrium EV at the deal for the seat
 that acts in the context (the expected points of being dealt that hand), strongest first.
 
+Per action, the hand's *action EV*: the acting player's expected points if he takes that action
+there (then play continues under the solved strategy), averaged like the EV. At equilibrium
+every action a hand mixes has the same EV, so a mix is not advice: a hand whose best actions
+are within `INDIFFERENCE_TOLERANCE` points of each other, at the information states holding
+most of its reach, is flagged *indifferent* (any of them is as good for it; the frequencies
+shown are only the ones that keep the opponent from exploiting it), and a hand reaching the decision less than `RARE_REACH` of the time is flagged
+*rarely reached* (`hand_notes`).
+
+The follower's contexts (`follow_*`) are also split by the lead card (`ContextTable.splits`):
+averaged over the lead, the follower's card play hides what he does against each card.
+
 Contexts are found by parsing the information state strings of `games.le_truc` (player, own
 hands, public actions) and replaying the public actions on `games.le_truc.PublicState`.
 """
@@ -33,6 +44,8 @@ from games import le_truc
 CARD_POSITIONS = {1: ("Play",), 2: ("Play high", "Play low"),
                   3: ("Play high", "Play middle", "Play low")}
 BET_ACCEPTS = {"Raise": le_truc.ACCEPT, "Rest": le_truc.REST}
+INDIFFERENCE_TOLERANCE = 0.02  # points: actions this close in EV are equally good for the hand
+RARE_REACH = 0.01  # a hand reaching a decision less often than this: "rarely reached"
 
 
 @dataclasses.dataclass
@@ -44,7 +57,11 @@ class ContextTable:
     to that hand); ev: the acting player's;
     ev, reached, deal_ev float64 [hands]; probability: chance of reaching the context at all
     (any hand), under the solved strategy; equity: {"Raise"/"Rest": float64 [hands]} (NaN when
-    nobody ever calls or the bet is not available).
+    nobody ever calls or the bet is not available); action_ev float64 [hands, actions]: the
+    acting player's EV of taking each action (NaN where not available; None when the engine
+    gives none); indifferent_share float64 [hands]: the share of the hand's reach at
+    information states where it is indifferent (`is_flat`); splits: the same context per lead card ({lead label: ContextTable}, strongest
+    lead first; follower contexts only), lead: the lead card of a split (None otherwise).
     """
 
     key: str
@@ -59,6 +76,10 @@ class ContextTable:
     deal_ev: np.ndarray
     equity: dict[str, np.ndarray]
     probability: float
+    action_ev: np.ndarray | None = None
+    indifferent_share: np.ndarray | None = None
+    splits: dict = dataclasses.field(default_factory=dict)
+    lead: str | None = None
 
 
 @dataclasses.dataclass
@@ -86,6 +107,7 @@ class Decision:
     context: str | None  # context key, None outside the charted contexts
     title: str | None
     history: tuple[str, ...]  # public actions "0:Raise", ...
+    lead: str | None = None  # the lead card's rank in follower contexts
 
 
 def is_le_truc(game: pyspiel.Game) -> bool:
@@ -127,7 +149,11 @@ class Parser:
             if int(actor) == player and action.startswith("Play "):
                 remaining.remove(_rank_text(action[len("Play "):], iso))
         key, title = self.context(history, player)
-        return Decision(player, hand, tuple(remaining), key, title, history)
+        lead = None
+        if key is not None and key.startswith("follow"):
+            plays = [entry.split(":", 1)[1] for entry in history if ":Play " in entry]
+            lead = _rank_text(plays[-1][len("Play "):], iso) if plays else None
+        return Decision(player, hand, tuple(remaining), key, title, history, lead)
 
     @staticmethod
     def _last_deal_index(history: tuple[str, ...]) -> int:
@@ -235,15 +261,27 @@ class HandRow:
     action_mass: dict = dataclasses.field(default_factory=dict)
     equity: dict = dataclasses.field(default_factory=dict)
     player_weight: list = dataclasses.field(default_factory=lambda: [0.0, 0.0])
+    action_value: dict = dataclasses.field(default_factory=dict)
+    action_weight: dict = dataclasses.field(default_factory=dict)
+    flat_weight: float = 0.0  # reach of the information states where the hand is indifferent
 
     def add(self, player: int, reach: float, value: float, labels, probabilities,
-            equity: dict) -> None:
-        """Add one information state of `player` (`value`: reach x his value there)."""
+            equity: dict, action_values=None) -> None:
+        """Add one information state of `player` (`value`: reach x his value there;
+        `action_values`: his EV of each action there, if known)."""
         self.weight += reach
         self.player_weight[player] += reach
         self.value += value
         for label, prob in zip(labels, probabilities):
             self.action_mass[label] = self.action_mass.get(label, 0.0) + reach * prob
+        if action_values is not None:
+            if is_flat(np.asarray(action_values, dtype=float)):
+                self.flat_weight += reach
+            for label, action_value in zip(labels, action_values):
+                if np.isfinite(action_value):
+                    self.action_value[label] = self.action_value.get(label, 0.0) + (
+                        reach * action_value)
+                    self.action_weight[label] = self.action_weight.get(label, 0.0) + reach
         for bet, (numerator, denominator) in equity.items():
             sums = self.equity.setdefault(bet, [0.0, 0.0])
             sums[0] += numerator
@@ -273,7 +311,73 @@ def context_table(game, key: str, title: str, rows: list[HandRow], deal) -> Cont
         reached=np.array([row.weight / deal[player][row.hand][0] if row.hand in deal[player]
                           else np.nan for row in rows]),
         deal_ev=np.array([deal[player][row.hand][1] for row in rows]),
-        equity=equities, probability=float(sum(row.weight for row in rows)))
+        equity=equities, probability=float(sum(row.weight for row in rows)),
+        action_ev=action_evs(rows, columns), indifferent_share=indifferent_shares(rows))
+
+
+def indifferent_shares(rows: list[HandRow]) -> np.ndarray | None:
+    """float64 [hands]: the share of each hand's reach at information states where it is
+    indifferent (None when no row carries action values)."""
+    if not any(row.action_weight for row in rows):
+        return None
+    return np.array([row.flat_weight / row.weight for row in rows])
+
+
+def is_flat(action_values: np.ndarray, tolerance: float = INDIFFERENCE_TOLERANCE) -> bool:
+    """Whether at least two of these action EVs (NaN: unavailable) are within `tolerance` of
+    the best one."""
+    values = action_values[np.isfinite(action_values)]
+    return values.size >= 2 and np.count_nonzero(values >= values.max() - tolerance) >= 2
+
+
+def action_evs(rows: list[HandRow], columns: list[str]) -> np.ndarray | None:
+    """float64 [hands, columns]: each hand's EV per action (NaN where it has none); None when
+    no row carries action values."""
+    if not any(row.action_weight for row in rows):
+        return None
+    return np.array([[row.action_value[c] / row.action_weight[c]
+                      if row.action_weight.get(c, 0.0) > 0 else np.nan for c in columns]
+                     for row in rows])
+
+
+def split_tables(make_table, split_rows: dict, lead_order) -> dict:
+    """{context key: {lead label: ContextTable}} from split_rows[key][lead][hand] (HandRows),
+    `make_table(key, lead, rows)` building one table; leads sorted by `lead_order` (strongest
+    first)."""
+    return {key: {lead: make_table(key, lead, list(by_lead[lead].values()))
+                  for lead in sorted(by_lead, key=lead_order)}
+            for key, by_lead in split_rows.items()}
+
+
+def attach_splits(tables: list[ContextTable], splits: dict) -> None:
+    """Give each follower table its per-lead tables (`split_tables`)."""
+    for table in tables:
+        table.splits = splits.get(table.key, {})
+        for lead, split in table.splits.items():
+            split.lead = lead
+            split.title = f"{table.title}: lead {lead}"
+
+
+def indifferent(table: ContextTable) -> np.ndarray:
+    """bool [hands]: the hand is indifferent (`is_flat`: at least two actions within
+    INDIFFERENCE_TOLERANCE points of the best one, so the choice between them is not advice)
+    at the information states holding at least half of its reach. A context gathering many
+    states (other histories, other lead cards) is judged state by state, not on its averaged
+    EVs. False where EVs are unknown."""
+    if table.indifferent_share is None:
+        return np.zeros(len(table.hands), dtype=bool)
+    return table.indifferent_share >= 0.5
+
+
+def rarely_reached(table: ContextTable, threshold: float = RARE_REACH) -> np.ndarray:
+    """bool [hands]: the hand reaches the decision less than `threshold` of the time."""
+    return np.nan_to_num(table.reached, nan=1.0) < threshold
+
+
+def hand_notes(table: ContextTable) -> list[str]:
+    """Per hand: "rarely reached", "indifferent" or "" (the first that applies)."""
+    rare, flat = rarely_reached(table), indifferent(table)
+    return ["rarely reached" if r else "indifferent" if f else "" for r, f in zip(rare, flat)]
 
 
 def _strength(game: pyspiel.Game, hand: tuple[str, ...]) -> tuple[int, ...]:

@@ -4,7 +4,8 @@ of a solved Le Truc game, from the compiled tree's reach and value passes.
 Frequencies, EVs, reach and bet equities are defined in `solver.analysis.contexts`; here they are
 summed over the information states of the history tree: reach(I) from a forward pass of the
 average policy (chance x both players), values from a backward pass, and each bet's equity from
-the histories where the opponent calls it.
+the histories where the opponent calls it. An action's EV at an information state is the value
+of the child histories it leads to, weighted by the reach of the state's histories.
 """
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ import pyspiel
 
 from games import le_truc
 from solver.analysis.contexts import (BET_ACCEPTS, Analysis, ContextTable, Decision, HandRow,
-                                      Parser, action_label, context_order, context_table,
-                                      has_bet_equity, is_le_truc, require_le_truc)
+                                      Parser, action_label, attach_splits, context_order,
+                                      context_table, has_bet_equity, is_le_truc,
+                                      require_le_truc)
 from solver.history import _kernels
 from solver.history.policy import AveragePolicy, policy_array
 from solver.history.sweep import Sweep
@@ -104,12 +106,46 @@ def analyze_history(game: pyspiel.Game, policy: AveragePolicy,
             groups.setdefault(decision.context, {}).setdefault(decision.hand, []).append(
                 int(infoset))
     equity = _bet_equities(game, tree, stats, probabilities, decisions)
+    action_value = _action_values(tree, stats, decisions)
     deal = deal_values(game, tree, stats)
+    tables = {"infoset_reach": infoset_reach, "infoset_value": infoset_value, "equity": equity,
+              "action_value": action_value, "deal": deal}
     contexts = [
-        _context_table(game, tree, probabilities, decisions, hands, infoset_reach,
-                       infoset_value, equity, deal)
+        _context_table(game, tree, probabilities, decisions, hands, **tables)
         for _, hands in sorted(groups.items(), key=lambda item: context_order(item[0]))]
+    leads: dict[str, dict[str, dict[tuple, list[int]]]] = {}
+    for infoset, decision in decisions.items():
+        if decision.lead is not None:
+            leads.setdefault(decision.context, {}).setdefault(decision.lead, {}).setdefault(
+                decision.hand, []).append(infoset)
+    ranks = game.rules.deck.ranks
+    attach_splits(contexts, {
+        key: {lead: _context_table(game, tree, probabilities, decisions, by_lead[lead], **tables)
+              for lead in sorted(by_lead, key=ranks.index, reverse=True)}
+        for key, by_lead in leads.items()})
     return Analysis(str(game), contexts)
+
+
+def _action_values(tree, stats, decisions) -> np.ndarray:
+    """float64 [infoset actions]: at each charted information state, the acting player's EV of
+    each action (reach-weighted value of the children; NaN where never reached)."""
+    infosets = np.fromiter(decisions, dtype=np.int64, count=len(decisions))
+    charted = np.zeros(tree.num_infosets, dtype=bool)
+    charted[infosets] = True
+    decision = tree.node_player >= 0
+    nodes = np.flatnonzero(decision)
+    nodes = nodes[charted[tree.node_infoset[nodes]]]
+    counts = tree.child_start[nodes + 1] - tree.child_start[nodes]
+    parent = np.repeat(nodes, counts)
+    position = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    child = tree.child_start[parent] + position
+    slot = tree.infoset_action_start[tree.node_infoset[parent]] + position
+    sign = np.where(tree.node_player[parent] == 0, 1.0, -1.0)
+    size = int(tree.infoset_action_start[-1])
+    numerator = np.bincount(slot, stats.reach[parent] * sign * stats.value[child], size)
+    denominator = np.bincount(slot, stats.reach[parent], size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denominator > 0, numerator / denominator, np.nan)
 
 
 def _info_state_names(tree: GameTree, policy: AveragePolicy, game: pyspiel.Game) -> list[str]:
@@ -121,7 +157,7 @@ def _info_state_names(tree: GameTree, policy: AveragePolicy, game: pyspiel.Game)
 
 
 def _context_table(game, tree, probabilities, decisions, hands, infoset_reach, infoset_value,
-                   equity, deal) -> ContextTable:
+                   equity, action_value, deal) -> ContextTable:
     """Aggregate one context's information states per hand."""
     first = decisions[next(iter(hands.values()))[0]]
     rows = []
@@ -134,7 +170,8 @@ def _context_table(game, tree, probabilities, decisions, hands, infoset_reach, i
                       for a in tree.infoset_actions[start:end]]
             row.add(player, infoset_reach[infoset],
                     (1.0 if player == 0 else -1.0) * infoset_value[infoset], labels,
-                    probabilities[start:end], equity.get(infoset, {}))
+                    probabilities[start:end], equity.get(infoset, {}),
+                    action_value[start:end])
         rows.append(row)
     return context_table(game, first.context, first.title, rows, deal)
 

@@ -10,6 +10,12 @@ counterfactual value over the chance-and-opponent weight; a bet's equity is the 
 probability at the node after the call, weighted as in `solver.analysis.contexts`. The redeal talk's
 rows come from the same branch values (`PublicSolver`). Nodes are put in contexts by
 replaying their public actions (`solver.analysis.contexts.classify`).
+
+Action EVs (`action_values`): the value passes record a row's value only where its player acts,
+so the value of each action at a context node is measured by playing that action purely at the
+node (average policy everywhere else) and recording the row's counterfactual value there: one
+extra value pass per player, column and nesting level of the context nodes (nodes of one level
+are never above one another, so one pass serves them all).
 """
 from __future__ import annotations
 
@@ -20,14 +26,16 @@ from solver.analysis.contexts import (
     BET_ACCEPTS,
     Analysis,
     HandRow,
+    attach_splits,
     card_label,
     classify,
     context_order,
     context_table,
     has_bet_equity,
+    split_tables,
 )
 from solver.public import _kernels as kernels
-from solver.public.cfr import PublicPolicy, PublicSolver
+from solver.public.cfr import PublicPolicy, PublicSolver, Tables
 from solver.public.solve import solver_for
 
 BET_ACTIONS = {le_truc.RAISE: "Raise", le_truc.REST: "Rest"}
@@ -36,33 +44,41 @@ BET_ACTIONS = {le_truc.RAISE: "Raise", le_truc.REST: "Rest"}
 def analyze_public(game, policy: PublicPolicy) -> Analysis:
     """Every charted decision context of a public-tree solution of a Le Truc game."""
     solver = solver_for(game, policy)
-    contexts, titles = node_contexts(game, solver.tree)
+    contexts, titles, leads = node_contexts(game, solver.tree)
     talk = solver.talk_policy(kernels.AVERAGE)
     reaches = solver.branch_reaches(talk)
     couplings = played_couplings(solver, talk)
     rows: dict[str, dict[tuple, HandRow]] = {}
+    split_rows: dict = {}
     roots = {}
     for branch in solver.branches:
-        stats = BranchStats(solver, branch, reaches[branch], couplings[branch])
+        stats = BranchStats(solver, branch, reaches[branch], couplings[branch],
+                            np.flatnonzero(contexts >= 0))
         roots[branch] = stats.root_values
-        _add_branch_rows(solver, stats, contexts, titles, rows)
+        _add_branch_rows(solver, stats, contexts, titles, rows, leads, split_rows)
     deal = deal_values(solver, talk, roots)
     if solver.redeal:
         _add_talk_rows(solver, talk, roots, deal, rows, titles)
     tables = [context_table(game, key, titles[key], list(by_hand.values()), deal)
               for key, by_hand in sorted(rows.items(), key=lambda item: context_order(item[0]))]
+    ranks = game.rules.deck.ranks
+    attach_splits(tables, split_tables(
+        lambda key, lead, hand_rows: context_table(game, key, titles[key], hand_rows, deal),
+        split_rows, lambda lead: -ranks.index(lead)))
     return Analysis(str(game), tables)
 
 
-def node_contexts(game, tree) -> tuple[np.ndarray, dict[str, str]]:
+def node_contexts(game, tree) -> tuple[np.ndarray, dict[str, str], dict[int, str]]:
     """Per node the index of its context key (-1: none) in the returned {key: title}, by
-    replaying public actions from the first card turn."""
+    replaying public actions from the first card turn; and {node: lead card's rank} at the
+    follower's nodes."""
     rules = game.rules
     start = le_truc.PublicState(rules)
     start._start_play()
     keys: dict[str, int] = {}
     titles: dict[str, str] = {}
     context = np.full(tree.num_nodes, -1, dtype=np.int32)
+    leads: dict[int, str] = {}
     stack = [(0, start)]
     while stack:
         node, public = stack.pop()
@@ -70,6 +86,8 @@ def node_contexts(game, tree) -> tuple[np.ndarray, dict[str, str]]:
         if key is not None:
             context[node] = keys.setdefault(key, len(keys))
             titles[key] = title
+            if key.startswith("follow") and public.trick:
+                leads[node] = rules.deck.rank_name(public.trick[0].strength)
         for edge in range(tree.child_start[node], tree.child_start[node + 1]):
             child = int(tree.child[edge])
             if tree.node_player[child] < 0:
@@ -82,7 +100,7 @@ def node_contexts(game, tree) -> tuple[np.ndarray, dict[str, str]]:
                 after.apply(action)
             stack.append((child, after))
     names = {index: key for key, index in keys.items()}
-    return context, {names[i]: titles[names[i]] for i in range(len(names))}
+    return context, {names[i]: titles[names[i]] for i in range(len(names))}, leads
 
 
 def played_couplings(solver: PublicSolver, talk: np.ndarray) -> dict[str, np.ndarray]:
@@ -101,7 +119,8 @@ class BranchStats:
     """Per row of one copy, per player: own reach, chance x opponent weight, counterfactual
     value (points) and win value (win probability - 1/2, counterfactual)."""
 
-    def __init__(self, solver: PublicSolver, branch: str, reach: tuple, coupling: np.ndarray):
+    def __init__(self, solver: PublicSolver, branch: str, reach: tuple, coupling: np.ndarray,
+                 action_nodes=None):
         tree = solver.tree
         tables = solver.tables[branch]
         self.average = [tables.average_of(0), tables.average_of(1)]
@@ -122,6 +141,75 @@ class BranchStats:
                                       kernels.AVERAGE, wins, win_payoff)
             self.value.append(values)
             self.win.append(wins)
+        # {node: float64 [actor's rows there, columns]} counterfactual value of each action
+        self.action_value = ({} if action_nodes is None else action_values(
+            solver, tables, reach, coupling, action_nodes))
+
+
+def _row_blocks(tree, node: int):
+    """(actor, first table entry of each row, width of each row) at a decision node."""
+    player = int(tree.node_player[node])
+    lst = int(tree.node_list[node, player])
+    first, end = int(tree.list_start[lst]), int(tree.list_start[lst + 1])
+    nbet, card_turn = int(tree.node_nbet[node]), int(tree.node_card_turn[node])
+    count = end - first
+    starts = (int(tree.node_table[node]) + np.arange(count) * nbet
+              + card_turn * tree.entry_before[first:end].astype(np.int64))
+    widths = nbet + card_turn * tree.entry_nd[first:end].astype(np.int64)
+    return player, starts, widths
+
+
+def _nesting_levels(tree, nodes) -> dict[int, int]:
+    """{node: how many of `nodes` lie above it} for each of `nodes`."""
+    wanted = {int(n) for n in nodes}
+    levels = {}
+    stack = [(0, 0)]
+    while stack:
+        node, level = stack.pop()
+        if node in wanted:
+            levels[node] = level
+            level += 1
+        for edge in range(tree.child_start[node], tree.child_start[node + 1]):
+            child = int(tree.child[edge])
+            if tree.node_player[child] >= 0:
+                stack.append((child, level))
+    return levels
+
+
+def action_values(solver, tables: Tables, reach, coupling, nodes) -> dict[int, np.ndarray]:
+    """{node: float64 [actor's rows, columns]}: the actor's counterfactual value of playing each
+    column at the node, the average policy everywhere else (NaN where a row has no such
+    column); divide by the row's chance x opponent weight for an EV."""
+    tree = solver.tree
+    levels = _nesting_levels(tree, nodes)
+    blocks = {node: _row_blocks(tree, node) for node in levels}
+    result = {node: np.full((len(starts), int(widths.max(initial=0))), np.nan)
+              for node, (_, starts, widths) in blocks.items()}
+    groups: dict[tuple, list[int]] = {}
+    for node, level in levels.items():
+        groups.setdefault((blocks[node][0], level), []).append(node)
+    for (player, _), group in groups.items():
+        for column in range(max(result[node].shape[1] for node in group)):
+            average = tables.average.copy()
+            own = average[:tables.split] if player == 0 else average[tables.split:]
+            active = [node for node in group if result[node].shape[1] > column]
+            for node in active:
+                _, starts, widths = blocks[node]
+                has = widths > column
+                entries = np.repeat(starts[has], widths[has]) + (
+                    np.arange(widths[has].sum()) - np.repeat(np.cumsum(widths[has])
+                                                             - widths[has], widths[has]))
+                own[entries] = 0.0
+                own[starts[has] + column] = 1.0
+            record = np.zeros(tree.num_rows(player))
+            solver.passes.expectation(player, reach[player], reach[1 - player], coupling,
+                                      Tables(tables.regret, average, tables.prediction,
+                                             tables.split), kernels.AVERAGE, record)
+            for node in active:
+                has = blocks[node][2] > column
+                rows = int(tree.node_row[node]) + np.flatnonzero(has)
+                result[node][has, column] = record[rows]
+    return result
 
 
 def _row_layout(tree, node: int, player: int):
@@ -132,8 +220,10 @@ def _row_layout(tree, node: int, player: int):
         tree.node_card_turn[node])
 
 
-def _add_branch_rows(solver, stats: BranchStats, contexts, titles, rows) -> None:
-    """Add one copy's rows of every context node to rows[key][hand]."""
+def _add_branch_rows(solver, stats: BranchStats, contexts, titles, rows, leads=None,
+                     split_rows=None) -> None:
+    """Add one copy's rows of every context node to rows[key][hand] (and, at the follower's
+    nodes, to split_rows[key][lead][hand])."""
     tree, rules = solver.tree, solver.rules
     keys = list(titles)
     names = [rules.deck.rank_name(r) for r in range(rules.deck.num_ranks)]
@@ -171,8 +261,16 @@ def _add_branch_rows(solver, stats: BranchStats, contexts, titles, rows) -> None
                                own * chance)
             hand = tuple(names[r] for r in sorted(solver.deals.hands[
                 int(tree.entry_hand[first + x])], reverse=True))
-            rows.setdefault(key, {}).setdefault(hand, HandRow(hand)).add(
-                player, weight, own * stats.value[player][row], labels, probabilities, equity)
+            values = stats.action_value.get(int(node))
+            action_ev = (values[x, :width] / stats.chance[player, row] if values is not None
+                         else None)
+            targets = [rows.setdefault(key, {})]
+            if leads is not None and int(node) in leads:
+                targets.append(split_rows.setdefault(key, {}).setdefault(leads[int(node)], {}))
+            for target in targets:
+                target.setdefault(hand, HandRow(hand)).add(
+                    player, weight, own * stats.value[player][row], labels, probabilities,
+                    equity, action_ev)
 
 
 def _called_nodes(tree, node: int, nbet: int) -> dict[str, int]:
@@ -225,6 +323,7 @@ def _add_talk_rows(solver, talk, roots, deal, rows, titles) -> None:
     pair = solver.deals.first_hands()
     nd, d = solver.non_dealer, solver.dealer
     agree_value = solver.talk_value_of_agree(d, talk, kernels.AVERAGE)
+    ask_agree = solver.talk_value_of_agree(nd, talk, kernels.AVERAGE)
     asked = (pair.T if d == 1 else pair) @ talk[0, :, 1]  # chance x non-dealer asking, per hand of d
     for player, row_index, labels in ((nd, 0, ["Keep", "Ask redeal"]),
                                       (d, 1, ["Agree", "Decline"])):
@@ -235,11 +334,14 @@ def _add_talk_rows(solver, talk, roots, deal, rows, titles) -> None:
             if row_index == 0:
                 weight = deal[player][hand][0]
                 value = weight * deal[player][hand][1]
+                actions = [roots["keep"][nd][i], roots["decline"][nd][i] + ask_agree[i]]
             else:
                 weight = asked[i]
                 value = talk[1, i, 0] * agree_value[i] + talk[1, i, 1] * roots["decline"][d][i]
+                actions = [agree_value[i], roots["decline"][d][i]]
             if weight <= 0.0:
                 continue
             rows.setdefault(key, {}).setdefault(hand, HandRow(hand)).add(
-                player, weight, value, labels, talk[row_index, i], {})
+                player, weight, value, labels, talk[row_index, i], {},
+                np.array(actions) / weight)
         public.apply(le_truc.ASK_REDEAL)

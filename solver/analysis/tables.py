@@ -11,7 +11,8 @@ import csv
 import io
 import math
 
-from solver.analysis.contexts import ContextTable
+from solver.analysis.contexts import (INDIFFERENCE_TOLERANCE, RARE_REACH, ContextTable,
+                                      hand_notes)
 
 VALUE_THRESHOLD = 0.5  # a called bet with at least this equity is a value bet
 MIN_BET_FREQUENCY = 0.0005  # bets made less often are listed as not made
@@ -30,6 +31,10 @@ def context_rows(table: ContextTable) -> tuple[list[str], list[list[str]]]:
     bets = list(table.equity)
     for bet in bets:
         header += [f"{bet} equity %", f"{bet} is"]
+    if table.action_ev is not None:
+        header += [f"EV if {a}" for a in table.actions]
+    header.append("note")
+    notes = hand_notes(table)
     rows = []
     for index, hand in enumerate(table.hands):
         row = [hand, _percent(table.reached[index]), f"{table.ev[index]:+.3f}"]
@@ -39,8 +44,24 @@ def context_rows(table: ContextTable) -> tuple[list[str], list[list[str]]]:
             frequency = table.frequency[index][table.actions.index(bet)]
             made = frequency > MIN_BET_FREQUENCY
             row += [_percent(equity), bet_class(equity) if made else "-"]
+        if table.action_ev is not None:
+            row += ["-" if math.isnan(v) else f"{v:+.3f}" for v in table.action_ev[index]]
+        row.append(notes[index] or "-")
         rows.append(row)
     return header, rows
+
+
+def split_rows(table: ContextTable) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of a follower context per lead card (`ContextTable.splits`): the
+    context's table once per lead, with a first column naming the lead."""
+    header, rows = None, []
+    for lead, split in table.splits.items():
+        split_header, split_rows_ = context_rows(split)
+        header = header or ["lead"] + split_header
+        columns = {name: i for i, name in enumerate(split_header)}
+        rows += [[lead] + [row[columns[name]] if name in columns else "-"
+                           for name in header[1:]] for row in split_rows_]
+    return header or ["lead"], rows
 
 
 def _percent(value: float) -> str:
@@ -80,7 +101,10 @@ def context_caption(table: ContextTable, title: str) -> str:
             f"{100 * table.probability:.2f}% per hand. Hands sorted by player {table.player}'s "
             f"equilibrium EV at the deal (strongest first); EV in points per hand for the "
             f"acting player from this decision on; "
-            f"equity = probability of winning the hand once the bet is called.")
+            f"equity = probability of winning the hand once the bet is called; EV if <action>: "
+            f"the hand's EV when it takes that action there; note: indifferent (two or more "
+            f"actions within {INDIFFERENCE_TOLERANCE:g} points of the best: the mix is not "
+            f"advice) or rarely reached (below {100 * RARE_REACH:g}% with that hand).")
 
 
 def bluff_rows(contexts: list[ContextTable]) -> tuple[list[str], list[list[str]]]:

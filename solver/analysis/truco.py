@@ -34,6 +34,10 @@ then met at most once per hand, so `reached` is a probability). Card columns nam
 its place in the player's unplayed cards (`Play high`, `Play low`, `Play` for the last card)
 and the covered plays likewise (`Play high covered`, ..., `Play covered`).
 
+Each action's EV and the "indifferent" / "rarely reached" flags are Le Truc's
+(`solver.analysis.contexts`, `solver.analysis.public.action_values`); the pé's `follow_S`
+contexts are also split by the lead card's class (`ContextTable.splits`).
+
 Hands are shown as the player sees them, `vira 7 | Qc 3` (the vira's rank, then the hand
 strongest first; a manilha carries its suit, TP-5) and ordered by the acting player's
 equilibrium EV at the deal (the expected points of being dealt that hand with that vira).
@@ -49,7 +53,8 @@ import pathlib
 import numpy as np
 
 from games import truco
-from solver.analysis.contexts import Analysis, ContextTable, HandRow, context_order
+from solver.analysis.contexts import (Analysis, ContextTable, HandRow, action_evs,
+                                      attach_splits, context_order, indifferent_shares)
 from solver.analysis.public import BranchStats
 from solver.public.parts import public_parts
 from solver.public.solve import solver_for
@@ -92,6 +97,8 @@ class PartRows:
     strength: dict
     exploitability: float
     game_value: float
+    split_rows: dict = dataclasses.field(default_factory=dict)  # [key][lead][hand label]
+    lead_strength: dict = dataclasses.field(default_factory=dict)  # lead label: sort key
 
 
 def analyze_truco(game, directory, parts: list[PartRows] | None = None) -> Analysis:
@@ -128,10 +135,10 @@ def part_rows(game, part, directory) -> PartRows:
 def rows_of_solver(solver, exploitability: float = np.nan) -> PartRows:
     """`PartRows` of a `PublicSolver` of one vira class holding its average policy."""
     part, tree = solver.part, solver.tree
-    contexts, titles = node_contexts(part, tree)
+    contexts, titles, leads = node_contexts(part, tree)
     ones = np.ones(len(solver.deals.hands))
     coupling = solver.deals.first_hands()
-    stats = BranchStats(solver, "play", (ones, ones), coupling)
+    stats = BranchStats(solver, "play", (ones, ones), coupling, np.flatnonzero(contexts >= 0))
     labels = [hand_label(part, hand) for hand in solver.deals.hands]
     strength = {label: tuple(-c for c in sorted(hand, reverse=True))
                 for label, hand in zip(labels, solver.deals.hands)}
@@ -142,9 +149,14 @@ def rows_of_solver(solver, exploitability: float = np.nan) -> PartRows:
         deal.append({label: (float(p), float(v / p) if p > 0 else np.nan)
                      for label, p, v in zip(labels, probability, values)})
     rows: dict[str, dict[str, HandRow]] = {}
-    _add_rows(solver, stats, contexts, list(titles), labels, rows)
+    split_rows: dict = {}
+    _add_rows(solver, stats, contexts, list(titles), labels, rows, leads, split_rows)
+    lead_strength = {part.rules.class_name(c, part.vira): -c for c in set(leads.values())}
     return PartRows(part, rows, titles, deal, strength, float(exploitability),
-                    float(stats.root_values[0].sum()))
+                    float(stats.root_values[0].sum()),
+                    {key: {part.rules.class_name(c, part.vira): by_hand
+                           for c, by_hand in by_lead.items()}
+                     for key, by_lead in split_rows.items()}, lead_strength)
 
 
 def hand_label(part, hand) -> str:
@@ -187,36 +199,43 @@ def classify(rules: truco.Rules, public: truco.PublicState, base_stake: int, pla
     return None, None
 
 
-def node_contexts(part, tree) -> tuple[np.ndarray, dict[str, str]]:
+def node_contexts(part, tree) -> tuple[np.ndarray, dict[str, str], dict[int, int]]:
     """Per node the index of its context key (-1: none) in the returned {key: title}, by
-    replaying the public actions from the sub-game's root."""
+    replaying the public actions from the sub-game's root; and {node: the lead card's class}
+    at the pé's `follow_S` nodes (a lead played face up)."""
     rules = part.rules
     root = part.root()
     keys: dict[str, int] = {}
     titles: dict[str, str] = {}
+    leads: dict[int, int] = {}
     context = np.full(tree.num_nodes, -1, dtype=np.int32)
-    stack = [(0, root)]
+    stack = [(0, root, None)]
     while stack:
-        node, public = stack.pop()
+        node, public, card = stack.pop()
         key, title = classify(rules, public, root.stake, int(tree.node_player[node]))
         if key is not None:
             context[node] = keys.setdefault(key, len(keys))
             titles[key] = title
+            if key.startswith("follow") and card is not None:
+                leads[node] = card
         for edge in range(tree.child_start[node], tree.child_start[node + 1]):
             child = int(tree.child[edge])
             if tree.node_player[child] < 0:
                 continue
             action = int(tree.edge_action[edge])
             after = public.clone()
+            played = card
             if action == COVERED_EDGE:
                 part.play_card(after, 0, True)
+                played = None
             elif action >= truco.CARD_ACTION_BASE:
                 part.play_card(after, action - truco.CARD_ACTION_BASE, False)
+                played = action - truco.CARD_ACTION_BASE
             else:
                 after.apply(action)
-            stack.append((child, after))
+            stack.append((child, after, played))
     names = {index: key for key, index in keys.items()}
-    return context, {names[i]: titles[names[i]] for i in range(len(names))}
+    return context, {names[i]: titles[names[i]] for i in range(len(names))}, leads
 
 
 def card_labels(unplayed: tuple[int, ...], card_turn: int) -> list[str]:
@@ -228,8 +247,10 @@ def card_labels(unplayed: tuple[int, ...], card_turn: int) -> list[str]:
     return face_up + [f"{label} covered" for label in face_up][:len(face_up) * (card_turn - 1)]
 
 
-def _add_rows(solver, stats: BranchStats, contexts, keys, labels, rows) -> None:
-    """Add every context node's rows to rows[key][hand label]."""
+def _add_rows(solver, stats: BranchStats, contexts, keys, labels, rows, leads=None,
+              split_rows=None) -> None:
+    """Add every context node's rows to rows[key][hand label] (at the pé's follow nodes also
+    to split_rows[key][lead class][hand label])."""
     tree = solver.tree
     for node in np.flatnonzero(contexts >= 0):
         key = keys[contexts[node]]
@@ -264,8 +285,16 @@ def _add_rows(solver, stats: BranchStats, contexts, keys, labels, rows) -> None:
                 equity["Raise"] = (own * (stats.win[player][called_row] + 0.5 * chance),
                                    own * chance)
             hand = labels[int(tree.entry_hand[first + x])]
-            rows.setdefault(key, {}).setdefault(hand, HandRow(hand)).add(
-                player, weight, own * stats.value[player][row], columns, probabilities, equity)
+            values = stats.action_value.get(int(node))
+            action_ev = (values[x, :len(columns)] / stats.chance[player, row]
+                         if values is not None else None)
+            targets = [rows.setdefault(key, {})]
+            if leads is not None and int(node) in leads:
+                targets.append(split_rows.setdefault(key, {}).setdefault(leads[int(node)], {}))
+            for target in targets:
+                target.setdefault(hand, HandRow(hand)).add(
+                    player, weight, own * stats.value[player][row], columns, probabilities,
+                    equity, action_ev)
 
 
 def has_raise_equity(key: str) -> bool:
@@ -303,7 +332,18 @@ def _join(game, parts: list[PartRows], scale: bool = True) -> Analysis:
                 deal[player].update({h: (weight * p, ev) for h, (p, ev)
                                      in rows.deal[player].items()})
             strength.update(rows.strength)
-        tables.append(context_table(key, keys[key], hand_rows, deal, strength))
+        table = context_table(key, keys[key], hand_rows, deal, strength)
+        splits = {}
+        leads = {lead for rows in parts for lead in rows.split_rows.get(key, {})}
+        lead_strength = {}
+        for rows in parts:
+            lead_strength.update(rows.lead_strength)
+        for lead in sorted(leads, key=lambda label: lead_strength.get(label, 0)):
+            lead_rows = [_scaled(row, rows.part.weight if scale else 1.0) for rows in parts
+                         for row in rows.split_rows.get(key, {}).get(lead, {}).values()]
+            splits[lead] = context_table(key, keys[key], lead_rows, deal, strength)
+        attach_splits([table], {key: splits} if splits else {})
+        tables.append(table)
     return Analysis(str(game) if scale else f"{game}|{parts[0].part.label}", tables)
 
 
@@ -312,7 +352,10 @@ def _scaled(row: HandRow, weight: float) -> HandRow:
     return HandRow(row.hand, weight * row.weight, weight * row.value,
                    {k: weight * v for k, v in row.action_mass.items()},
                    {k: [weight * v[0], weight * v[1]] for k, v in row.equity.items()},
-                   [weight * w for w in row.player_weight])
+                   [weight * w for w in row.player_weight],
+                   {k: weight * v for k, v in row.action_value.items()},
+                   {k: weight * v for k, v in row.action_weight.items()},
+                   weight * row.flat_weight)
 
 
 def column_order(label: str) -> int:
@@ -348,7 +391,8 @@ def context_table(key: str, title: str, rows: list[HandRow], deal, strength) -> 
         ev=np.array([row.value / row.weight for row in rows]),
         reached=np.array([row.weight / deal[player][row.hand][0] for row in rows]),
         deal_ev=np.array([deal[player][row.hand][1] for row in rows]),
-        equity=equity, probability=probability)
+        equity=equity, probability=probability, action_ev=action_evs(rows, columns),
+        indifferent_share=indifferent_shares(rows))
 
 
 def deal_table(game, parts: list[PartRows]) -> tuple[list[str], list[list[str]]]:
