@@ -28,7 +28,10 @@ def part_directory(directory: pathlib.Path, part) -> pathlib.Path:
 def is_combined(directory: pathlib.Path) -> bool:
     """Whether `directory` holds a game solved sub-game by sub-game (its summary.json)."""
     path = pathlib.Path(directory) / results.SUMMARY_FILE
-    return path.exists() and "by_part" in json.loads(path.read_text())
+    try:
+        return "by_part" in json.loads(path.read_text())
+    except (OSError, ValueError):  # no summary, or not JSON: not such a directory
+        return False
 
 
 def run_parts(args, game, directory: pathlib.Path, parts: list, selected: list,
