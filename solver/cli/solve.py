@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import functools
-import inspect
 import math
 import pathlib
 import sys
@@ -326,9 +325,8 @@ def _solve_into(args, game, directory: pathlib.Path, part=None) -> dict:
     engine = solve if args.engine == "history" else _public_solve
     if part is not None:
         engine = functools.partial(_public_solve, part=part)
-    hooks = {"on_progress": on_progress, "on_iteration": bar.advance}
-    if "on_phase" in inspect.signature(engine).parameters:
-        hooks["on_phase"] = lambda name: _on_phase(name, bar, checkpointer)
+    hooks = {"on_progress": on_progress, "on_iteration": bar.advance,
+             "on_phase": lambda name: _on_phase(name, bar, checkpointer)}
     bar.phase("building the tree")
     try:
         result = engine(game, algorithm=args.algorithm, iterations=args.iterations,

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 
 from games.tricks import PublicGame
-from solver.cfr import SolveResult, SolverState, run_iterations, validate_stopping
+from solver.cfr import BUILDING, SolveResult, SolverState, run_iterations, validate_stopping
 from solver.public.cfr import ENGINE, PublicPolicy, PublicSolver
 from solver.public.parts import part_named
 from solver.public.redeal import LeTrucSolver
