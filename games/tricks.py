@@ -21,6 +21,7 @@ Truc: the rank class; Truco: the vira-dependent scale with covered cards at 0).
 """
 from __future__ import annotations
 
+import abc
 import operator
 from dataclasses import dataclass
 from typing import Sequence
@@ -137,7 +138,7 @@ def parse_ladder_list(text: str, parameter: str = "stake_ladder") -> tuple[int, 
             f"(e.g. 1:3:5:12)") from None
 
 
-class PublicGame:
+class PublicGame(abc.ABC):
     """What the public-tree engine (`solver/public/`) needs of a Truc-family hand: the contract
     between a game and that engine.
 
@@ -162,19 +163,19 @@ class PublicGame:
     hand_size: int
     class_counts: tuple[int, ...]
 
+    @abc.abstractmethod
     def root(self) -> PublicMachine:
         """A fresh machine at the first decision after the deal."""
-        raise NotImplementedError
 
     def may_cover(self, public: PublicMachine) -> bool:
         """Whether the card player may now play face down."""
         return False
 
+    @abc.abstractmethod
     def play_card(self, public: PublicMachine, item: int, covered: bool) -> None:
         """The card player plays a card of class `item` (face down if `covered`)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def card_action(self, item: int, covered: bool, last_card: bool) -> int:
         """The OpenSpiel action (isomorphic game) playing class `item`; `last_card`: it is the
         player's last card."""
-        raise NotImplementedError
