@@ -344,6 +344,12 @@ class PlayGame(tricks.PublicGame):
     def card_action(self, item: int, covered: bool, last_card: bool) -> int:
         return CARD_ACTION_BASE + item
 
+    def class_name(self, item: int) -> str:
+        return self.rules.deck.rank_name(item)
+
+    def bet_name(self, action: int) -> str:
+        return BETTING_ACTION_NAMES[action]
+
 
 class LeTrucGame(pyspiel.Game):
     """One hand of Le Truc (rules and parameters: games/RULES.md, section 1)."""

@@ -179,3 +179,11 @@ class PublicGame(abc.ABC):
     def card_action(self, item: int, covered: bool, last_card: bool) -> int:
         """The OpenSpiel action (isomorphic game) playing class `item`; `last_card`: it is the
         player's last card."""
+
+    @abc.abstractmethod
+    def class_name(self, item: int) -> str:
+        """Class `item` as the isomorphic game's hands and actions name it (`7`, `Qc`)."""
+
+    @abc.abstractmethod
+    def bet_name(self, action: int) -> str:
+        """The isomorphic game's string of a non-card action (`Raise`, `Accept`, ...)."""

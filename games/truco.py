@@ -442,6 +442,12 @@ class ViraGame(tricks.PublicGame):
             return CARD_ACTION_BASE + item
         return PLAY_LAST_COVERED if last_card else CARD_ACTION_BASE + self.rules.num_items + item
 
+    def class_name(self, item: int) -> str:
+        return self.rules.class_name(item, self.vira)
+
+    def bet_name(self, action: int) -> str:
+        return BETTING_ACTION_NAMES[action]
+
 
 def vira_games(rules: Rules) -> list[ViraGame]:
     """The sub-games of a two-player isomorphic Truco hand, one per vira rank (in rank order)."""

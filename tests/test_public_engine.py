@@ -10,11 +10,14 @@ import numpy as np
 import pytest
 
 from solver import analysis, cli, results
+from solver.analysis.decision import decision_at
+from solver.analysis.history import _action_values, info_state_reach, node_stats
 from solver.history.best_response import best_response_value, policy_value
 from solver.history.cfr import solve
 from solver.history.policy import AveragePolicy
 from solver.history.tree import compile_game
 from solver.public.cfr import PublicSolver, walk_of
+from solver.public.policy import info_state_probabilities, spot_of_info_state
 from solver.public.redeal import RedealDeals
 from solver.public.solve import make_solver, solve_public
 from solver.public.tree import build_play_tree
@@ -27,11 +30,11 @@ REDEAL = "python_le_truc(num_ranks=3,hand_size=2,isomorphic=true)"
 
 def history_policy(public: PublicSolver, tree) -> np.ndarray:
     """The public solver's average policy laid out on the history tree, by information state
-    string (`PublicSolver.action_probabilities`)."""
+    string (`solver.public.policy.info_state_probabilities`)."""
     array = np.zeros(tree.num_infoset_actions)
     for infoset, name in enumerate(tree.info_state_strings()):
         start, end = tree.infoset_action_start[infoset], tree.infoset_action_start[infoset + 1]
-        probabilities = public.action_probabilities(name)
+        probabilities = info_state_probabilities(public, name)
         array[start:end] = [probabilities[int(a)] for a in tree.infoset_actions[start:end]]
     return array
 
@@ -175,6 +178,42 @@ def test_strategy_tables_equal_the_history_analysis(redeal_solver):
         assert a.probability == pytest.approx(b.probability, abs=1e-12)
 
 
+@pytest.mark.parametrize("game_string", [NO_REDEAL, REDEAL])
+def test_each_decision_reads_like_the_history_tree(game_string):
+    """`show` on a public result (`solver.analysis.decision`): the information states of the
+    history tree, found by their strings, have the history tree's reach and action EVs under
+    the same policy (after an agreed redeal a public row stands for every hand set aside:
+    reaches summed, EVs reach-weighted; 150 decisions spread over the tree are measured)."""
+    game = load_game(game_string)
+    if game_string == REDEAL:
+        solver = solved_with_random_answer(game_string)
+    else:
+        solver = make_solver(game, make_schedule("dcfr"))
+        solver.iterate(5)
+    tree = compile_game(game)
+    array = history_policy(solver, tree)
+    reach = info_state_reach(game, AveragePolicy.on_tree(tree, array), tree)
+    values = _action_values(tree, node_stats(tree, array), range(tree.num_infosets))
+    groups = {}
+    for infoset, name in enumerate(tree.info_state_strings()):
+        spot = spot_of_info_state(solver, name)
+        start, end = tree.infoset_action_start[infoset], tree.infoset_action_start[infoset + 1]
+        by_action = dict(zip(tree.infoset_actions[start:end].tolist(), values[start:end]))
+        column = np.array([by_action[a] for a in spot.actions])
+        key = (spot.branch, spot.node, spot.entry)
+        _, total, weighted = groups.get(key, (spot, 0.0, 0.0))
+        groups[key] = (spot, total + reach[name],
+                       weighted + (reach[name] * column if reach[name] > 0 else 0.0))
+    checked = 0
+    for spot, total, weighted in list(groups.values())[::max(1, len(groups) // 150)]:
+        decision = decision_at(solver, spot)
+        assert decision.reach == pytest.approx(total, abs=1e-12)
+        if total > 1e-9:
+            np.testing.assert_allclose(decision.values, weighted / total, rtol=0, atol=1e-9)
+            checked += 1
+    assert checked > 50
+
+
 def test_deal_weights_are_probabilities():
     game = load_game("python_le_truc(num_ranks=4,hand_size=2,isomorphic=true)")
     deals = RedealDeals((4,) * 4, 2, game.rules.hand_classes)
@@ -231,9 +270,15 @@ def test_cli_public_engine_end_to_end(tmp_path, capsys):
     recomputed = float(capsys.readouterr().out.split("exploitability")[1].split()[0])
     assert recomputed == pytest.approx(summary["exploitability"], rel=1e-9)
     assert cli.main(["show", str(out), "--infostate", "p1 | hand A 8 | 0:Ask redeal"]) == 0
-    assert "Decline" in capsys.readouterr().out
+    by_infostate = capsys.readouterr().out
+    assert cli.main(["show", str(out), "--hand", "8 A", "--history", "Ask redeal"]) == 0
+    shown = capsys.readouterr().out
+    assert shown == by_infostate and "Player 1 holding 8 A, after 0:Ask redeal." in shown
+    assert "Decline" in shown and "(EV " in shown and "Reached in" in shown
     assert cli.main(["show", str(out), "--infostate", "p1 | hand A"]) == 2
-    assert "whole one" in capsys.readouterr().err
+    assert "is not a hand of this game" in capsys.readouterr().err
+    assert cli.main(["show", str(out), "--hand", "A 8", "--history", "Keep, Accept"]) == 2
+    assert "the actions there: Raise, Rest, Fold, Play" in capsys.readouterr().err
     assert cli.main(["chart", str(out), "--kind", "tables"]) == 0
     assert (out / "charts" / "tables" / "strategy-redeal_ask.md").exists()
     assert cli.main(["solve", REDEAL, "--engine", "public", "--algorithm", "pcfr+",

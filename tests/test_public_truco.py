@@ -16,7 +16,12 @@ from solver.history.cfr import solve
 from solver.history.policy import policy_array
 from solver.history.tree import compile_game
 from solver.public.parts import public_parts
-from solver.public.policy import SolutionPolicy
+from solver.public.policy import (
+    SolutionPolicy,
+    find_spot,
+    info_state_probabilities,
+    parse_hand,
+)
 from solver.public.solve import make_solver
 from solver.public.tree import build_play_tree
 from solver.registry import load_game
@@ -95,6 +100,58 @@ def test_lock_step_with_the_history_engine(game_string):
     np.testing.assert_allclose(curve, [row[2] for row in history.curve], rtol=0, atol=1e-9)
 
 
+@pytest.mark.parametrize("game_string", [COVERED, VARIANTS[3], VARIANTS[4]])
+def test_decisions_found_by_name_are_the_concrete_states_rows(game_string):
+    """`solver.public.policy.spot_of_info_state`: every decision of a random policy, found from
+    the information state string alone (the player's hand, bets, face-up cards, his own covered
+    cards by name, the opponent's as `Play covered`), has the policy `SolutionPolicy` gives the
+    concrete state (located by its cards)."""
+    game = load_game(game_string)
+    solvers = solvers_of(game)
+    rng = np.random.default_rng(1)
+    for solver in solvers:
+        average = solver.tables["play"].average
+        average[:] = rng.random(average.shape) * (rng.random(average.shape) < 0.8)
+    policy = SolutionPolicy(game, solvers)
+    by_vira = {solver.part.label: solver for solver in solvers}
+    seen = 0
+    for state in _decision_states(game.new_initial_state()):
+        name = state.information_state_string()
+        solver = by_vira[name.split(" | ")[1]]
+        expected = policy.action_probabilities(state)
+        found = info_state_probabilities(solver, name)
+        assert found.keys() == expected.keys(), name
+        np.testing.assert_allclose([found[a] for a in expected], list(expected.values()),
+                                   rtol=0, atol=1e-15, err_msg=name)
+        seen += 1
+    assert seen > 1000
+
+
+def _decision_states(state):
+    """Every decision state below `state` (chance outcomes all taken)."""
+    if state.is_terminal():
+        return
+    if not state.is_chance_node():
+        yield state
+    for action in (state.legal_actions() if not state.is_chance_node()
+                   else [a for a, _ in state.chance_outcomes()]):
+        yield from _decision_states(state.child(action))
+
+
+def test_decisions_by_name_say_what_does_not_fit():
+    game = load_game(COVERED)
+    solver = solvers_of(game)[0]
+    hand = parse_hand(solver, "2 2")
+    with pytest.raises(ValueError, match="is not a card with vira"):
+        parse_hand(solver, "Zz 2")
+    with pytest.raises(ValueError, match="not an action after the deal; the actions there"):
+        find_spot(solver, hand, ["Fold"])
+    with pytest.raises(ValueError, match="player 1 acts, not player 0"):
+        find_spot(solver, hand, ["Play 2"], player=0)
+    with pytest.raises(ValueError, match="plays 3d but holds 2 2"):
+        find_spot(solver, hand, ["Play 2", "Play 3d"])
+
+
 def test_vira_classes_are_the_sub_games():
     rules = load_game(COVERED).rules
     parts = public_parts(load_game(COVERED))
@@ -148,3 +205,13 @@ def test_cli_solves_vira_class_by_vira_class_and_resumes(tmp_path, capsys):
         assert "(difference 0)" in capsys.readouterr().out
     assert cli.main(["chart", str(out), "--kind", "tables", "--out", str(tmp_path / "c")]) == 0
     assert (tmp_path / "c" / "vira_A" / "tables").is_dir()
+    capsys.readouterr()
+    for directory in (out, out / "vira_A"):  # the whole game or one vira class's directory
+        assert cli.main(["show", str(directory), "--hand", "vira A | 3"]) == 0
+        assert "Player 0 holding 3 (vira A), first decision." in capsys.readouterr().out
+    assert cli.main(["show", str(out), "--infostate", "p1 | vira A | hand A | 0:Play 3"]) == 0
+    assert "Player 1 holding A (vira A), after 0:Play 3." in capsys.readouterr().out
+    assert cli.main(["show", str(out), "--hand", "3"]) == 2
+    assert "name the vira" in capsys.readouterr().err
+    assert cli.main(["show", str(out), "--hand", "vira 7 | 3"]) == 2
+    assert "the vira classes: vira A, vira 2, vira 3" in capsys.readouterr().err

@@ -47,7 +47,7 @@ def analyze_public(game, policy: PublicPolicy) -> Analysis:
     contexts, titles, leads = node_contexts(game, solver.tree)
     talk = solver.talk_policy(kernels.AVERAGE)
     reaches = solver.branch_reaches(talk)
-    couplings = played_couplings(solver, talk)
+    couplings = solver.played_couplings(talk)
     rows: dict[str, dict[tuple, HandRow]] = {}
     split_rows: dict = {}
     roots = {}
@@ -58,7 +58,7 @@ def analyze_public(game, policy: PublicPolicy) -> Analysis:
         _add_branch_rows(solver, stats, contexts, titles, rows, leads, split_rows)
     deal = deal_values(solver, talk, roots)
     if solver.redeal:
-        _add_talk_rows(solver, talk, roots, deal, rows, titles)
+        _add_talk_rows(solver, talk, roots, rows, titles)
     tables = [context_table(game, key, titles[key], list(by_hand.values()), deal)
               for key, by_hand in sorted(rows.items(), key=lambda item: context_order(item[0]))]
     ranks = game.rules.deck.ranks
@@ -101,18 +101,6 @@ def node_contexts(game, tree) -> tuple[np.ndarray, dict[str, str], dict[int, str
             stack.append((child, after))
     names = {index: key for key, index in keys.items()}
     return context, {names[i]: titles[names[i]] for i in range(len(names))}, leads
-
-
-def played_couplings(solver: PublicSolver, talk: np.ndarray) -> dict[str, np.ndarray]:
-    """Each copy's coupling [hand0, hand1] under the talk actually played (the agree copy:
-    the non-dealer's asking and the dealer's agreeing)."""
-    couplings = solver.couplings(talk)
-    if solver.redeal:
-        weights = [None, None]
-        weights[solver.non_dealer] = talk[0, :, 1]
-        weights[solver.dealer] = talk[1, :, 0]
-        couplings["agree"] = solver.deals.after_redeal(solver.rules, *weights)
-    return couplings
 
 
 class BranchStats:
@@ -314,34 +302,38 @@ def _deal_counterfactual(solver, talk, roots, player: int) -> np.ndarray:
         "decline"][player]
 
 
-def _add_talk_rows(solver, talk, roots, deal, rows, titles) -> None:
-    """The redeal talk's two contexts: the non-dealer's ask, the dealer's answer."""
-    rules = solver.rules
-    public = le_truc.PublicState(rules)
-    public.hands_dealt()
-    names = [rules.deck.rank_name(r) for r in range(rules.deck.num_ranks)]
+def talk_values(solver, talk, roots) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per row of the redeal talk (0: the non-dealer's ask, 1: the dealer's answer), per first
+    hand of its player: the probability of the decision (chance, and the non-dealer's asking
+    for the dealer's answer), the player's counterfactual value there, and each action's
+    (float64 [hands, 2])."""
     pair = solver.deals.first_hands()
     nd, d = solver.non_dealer, solver.dealer
     agree_value = solver.talk_value_of_agree(d, talk, kernels.AVERAGE)
     ask_agree = solver.talk_value_of_agree(nd, talk, kernels.AVERAGE)
     asked = (pair.T if d == 1 else pair) @ talk[0, :, 1]  # chance x non-dealer asking, per hand of d
-    for player, row_index, labels in ((nd, 0, ["Keep", "Ask redeal"]),
-                                      (d, 1, ["Agree", "Decline"])):
+    ask = np.stack([roots["keep"][nd], roots["decline"][nd] + ask_agree], axis=1)
+    answer = np.stack([agree_value, roots["decline"][d]], axis=1)
+    return [(pair.sum(axis=1 - nd), np.sum(talk[0] * ask, axis=1), ask),
+            (asked, np.sum(talk[1] * answer, axis=1), answer)]
+
+
+def _add_talk_rows(solver, talk, roots, rows, titles) -> None:
+    """The redeal talk's two contexts: the non-dealer's ask, the dealer's answer."""
+    rules = solver.rules
+    public = le_truc.PublicState(rules)
+    public.hands_dealt()
+    names = [rules.deck.rank_name(r) for r in range(rules.deck.num_ranks)]
+    labels = (["Keep", "Ask redeal"], ["Agree", "Decline"])
+    for row, (weights, values, actions) in enumerate(talk_values(solver, talk, roots)):
+        player = solver.talk_seat(row)
         key, title = classify(rules, public, player)
         titles[key] = title
         for i, hand_ranks in enumerate(solver.deals.hands):
             hand = tuple(names[r] for r in sorted(hand_ranks, reverse=True))
-            if row_index == 0:
-                weight = deal[player][hand][0]
-                value = weight * deal[player][hand][1]
-                actions = [roots["keep"][nd][i], roots["decline"][nd][i] + ask_agree[i]]
-            else:
-                weight = asked[i]
-                value = talk[1, i, 0] * agree_value[i] + talk[1, i, 1] * roots["decline"][d][i]
-                actions = [agree_value[i], roots["decline"][d][i]]
-            if weight <= 0.0:
+            if weights[i] <= 0.0:
                 continue
             rows.setdefault(key, {}).setdefault(hand, HandRow(hand)).add(
-                player, weight, value, labels, talk[row_index, i], {},
-                np.array(actions) / weight)
+                player, weights[i], values[i], labels[row], talk[row, i], {},
+                actions[i] / weights[i])
         public.apply(le_truc.ASK_REDEAL)

@@ -13,6 +13,8 @@ import json
 import pathlib
 import shlex
 
+import numpy as np
+
 from solver import results
 from solver.cli.games import load_game_checked
 from solver.cli.solve import require_history_tree
@@ -221,26 +223,34 @@ def _add_show(subparsers) -> None:
         description="Print the saved strategy at the decisions you pick, in words, with how "
         "often the equilibrium reaches each (chance x both players' strategies) and a warning "
         "where it never does (there the mix is arbitrary). Pick decisions by --hand (the "
-        "cards the player holds now) and --history (the actions so far, in plain words, "
-        "comma-separated), or by --infostate (an information state string or a fragment of "
-        f"one; if a fragment matches more than {MAX_SHOWN}, only the decisions right after it "
-        "are shown). Several matches are all shown (up to "
-        f"{MAX_SHOWN}); more is an error that lists some of them.",
+        "hand the player was dealt; after a redeal, the new one) and --history (the actions "
+        "so far, both players', in plain words, comma-separated), or by --infostate (an "
+        "information state string or, for history-engine results, a fragment of one; if a "
+        f"fragment matches more than {MAX_SHOWN}, only the decisions right after it are "
+        f"shown). Several matches are all shown (up to {MAX_SHOWN}); more is an error that "
+        "lists some of them. Public-tree results (the default Le Truc, Truco) show one "
+        "decision, with each action's EV (the player's points per hand if he plays it there "
+        "and the solution everywhere else); Truco hands start with their vira class, "
+        "'vira K | Ac 2 3', and the player's own covered card reads 'Play Ac covered', the "
+        "opponent's 'Play covered'.",
         epilog="examples:\n  tricksolver show results/le_truc/small --hand '7 A'\n"
         "  tricksolver show results/le_truc/small --hand '7 A' --history 'Keep, Raise'\n"
         "  tricksolver show results/le_truc/r8_h2 --hand 'Q J' --player 1 --history 'Raise'\n"
-        "  tricksolver show results/le_truc/small --infostate 'p1 | hand 7 A | 0:Keep, 0:Raise'",
+        "  tricksolver show results/le_truc/small --infostate 'p1 | hand 7 A | 0:Keep, 0:Raise'\n"
+        "  tricksolver show results/truco/paulista_eleven --hand 'vira K | Ac 2 3'\n"
+        "  tricksolver show results/truco/paulista_small --hand 'vira K | 3 2' "
+        "--history 'Raise'",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("result", metavar="RESULT", type=pathlib.Path, help="result directory")
     parser.add_argument("--infostate", metavar="TEXT",
                         help="information state string or a fragment of one")
     parser.add_argument("--hand", metavar="CARDS",
-                        help="the cards held now, any order, e.g. '7 A' (isomorphic games) "
-                        "or '7s Ah'")
+                        help="the hand dealt, any order, e.g. '7 A' (isomorphic games), "
+                        "'7s Ah', or with Truco's vira 'vira K | Ac 2 3'")
     parser.add_argument("--history", metavar="ACTIONS", default=None,
                         help="with --hand: the actions so far, both players', in order, e.g. "
                         "'Raise, Accept, Play 7' (default: none, the player's first "
-                        "decision); '*' for any")
+                        "decision); '*' for any (history-engine results)")
     parser.add_argument("--player", type=int, choices=(0, 1),
                         help="with --hand: only this player's decisions")
     parser.set_defaults(func=run_show)
@@ -341,12 +351,13 @@ def run_show(args) -> int:
     from solver.analysis.contexts import describe_decision
     from solver.analysis.history import info_state_reach
 
+    if is_combined(args.result):
+        return _show_public(*_part_solver(args), args)
     saved = results.load_result(args.result)
     if not isinstance(saved.policy, AveragePolicy):
-        if args.infostate is None:
-            raise ValueError("a public-tree result needs --infostate with a whole information "
-                             "state string, e.g. 'p1 | hand 7 A 9 | 0:Keep, 0:Raise'")
-        return _show_public(saved, args.infostate)
+        game = load_game_checked(results.base_game_string(saved.game_string))
+        hand = None if args.hand is None else args.hand.split("|")[-1]
+        return _show_public(_public_solver(game, saved.policy), hand, args)
     names = saved.policy.info_state_strings()
     matches = _pick(names, args)
     game = load_game_checked(saved.game_string)
@@ -357,13 +368,13 @@ def run_show(args) -> int:
     return 0
 
 
-def _reach_line(reach: float) -> str:
+def _reach_line(reach: float, hands: str = "hands") -> str:
     """How often the equilibrium gets to a decision, and a warning where it (almost) never
     does."""
     if reach < OFF_PATH_REACH:
-        return (f"  Reached in {100 * reach:.2g}% of hands: off the equilibrium path, this mix "
+        return (f"  Reached in {100 * reach:.2g}% of {hands}: off the equilibrium path, this mix "
                 f"is arbitrary (any action is as good as another here).")
-    return f"  Reached in {100 * reach:.3g}% of hands (chance and both players' strategies)."
+    return f"  Reached in {100 * reach:.3g}% of {hands} (chance and both players' strategies)."
 
 
 def _public_solver(game, policy):
@@ -373,20 +384,65 @@ def _public_solver(game, policy):
     return solver_for(game, policy)
 
 
-def _show_public(saved, text: str) -> int:
-    """`show` for a public-tree result: its information states are too many to list, so
-    `--infostate` must be one whole string."""
-    from solver.analysis.contexts import describe_decision
+def _part_solver(args):
+    """(solver of the sub-game the decision is in, the hand without its `vira X | `) for a
+    game solved sub-game by sub-game: the vira class comes from --hand or --infostate."""
+    game = load_game_checked(results.read_summary(args.result)["game"])
+    text = args.hand if args.hand is not None else args.infostate or ""
+    label = next((piece.strip() for piece in text.split("|")
+                  if piece.strip().startswith("vira ")), None)
+    if label is None:
+        raise ValueError(f"{args.result} is solved vira class by vira class: name the vira, e.g. "
+                         f"--hand 'vira K | Ac 2 3' or --infostate 'p0 | vira K | hand Ac 2 3'")
+    part = next((part for part in public_parts(game) if part.label == label), None)
+    if part is None:
+        raise ValueError(f"no {label!r} in this game; the vira classes: "
+                         f"{', '.join(part.label for part in public_parts(game))}")
+    saved = results.load_result(part_directory(args.result, part))
+    hand = None if args.hand is None else args.hand.split("|")[-1]
+    return _public_solver(game, saved.policy), hand
 
-    game = load_game_checked(saved.game_string)
-    try:
-        probabilities = _public_solver(game, saved.policy).action_probabilities(text)
-    except (ValueError, StopIteration, KeyError, IndexError):
-        raise ValueError(f"{text!r} is not an information state of this game; a public-tree "
-                         f"result needs a whole one, e.g. 'p1 | hand 7 A 9 | 0:Keep, 0:Raise'"
-                         ) from None
-    print(describe_decision(game, text, probabilities))
+
+def _show_public(solver, hand: str | None, args) -> int:
+    """`show` for a public-tree result: one decision, by --hand and --history (or a whole
+    --infostate), with each action's EV and the decision's reach."""
+    from solver.analysis.decision import decision_at
+    from solver.public.policy import find_spot, parse_hand, spot_of_info_state
+
+    if args.infostate is not None:
+        if args.hand is not None or args.history is not None or args.player is not None:
+            raise ValueError("give either --infostate or --hand (with --history, --player)")
+        spot = spot_of_info_state(solver, args.infostate)
+    elif hand is not None:
+        if args.history is not None and args.history.strip() == "*":
+            raise ValueError("a public-tree result shows one decision at a time: give "
+                             "--history with the actions so far (none: the first decision)")
+        names = [name.strip() for name in (args.history or "").split(",") if name.strip()]
+        spot = find_spot(solver, parse_hand(solver, hand), names, args.player)
+    else:
+        raise ValueError("say which decision: --hand CARDS [--history ACTIONS] or "
+                         "--infostate TEXT")
+    print(_describe_spot(solver, decision_at(solver, spot)))
     return 0
+
+
+def _describe_spot(solver, decision) -> str:
+    """A public-tree decision in words: who holds what after which actions, the strategy with
+    each action's EV, and the reach."""
+    spot, part = decision.spot, solver.part
+    held = " ".join(part.class_name(c) for c in sorted(spot.hand, reverse=True))
+    where = f" ({part.label})" if part.label else ""
+    after = f"after {', '.join(spot.history)}" if spot.history else "first decision"
+    order = np.argsort(-decision.probabilities, kind="stable")
+    strategy = ", ".join(
+        f"{spot.columns[k]} {100 * decision.probabilities[k]:.1f}% (EV {decision.values[k]:+.3f})"
+        for k in order)
+    hands = f"hands with {part.label}" if part.label else "hands"
+    return "\n".join([f"  Player {spot.player} holding {held}{where}, {after}.",
+                      f"  Strategy: {strategy}",
+                      "  (EV: the player's points per hand from here if he plays that action, "
+                      "the solution elsewhere)",
+                      _reach_line(decision.reach, hands)])
 
 
 def _add_chart(subparsers) -> None:

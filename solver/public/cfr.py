@@ -315,6 +315,10 @@ class PublicSolver:
         """Each copy's coupling [hand0, hand1]."""
         return {"play": self.deals.first_hands()}
 
+    def played_couplings(self, talk: np.ndarray) -> dict[str, np.ndarray]:
+        """Each copy's coupling under the policies actually played (what analysis reads)."""
+        return self.couplings(talk)
+
     def _pair_values(self, branch: str, source: int) -> np.ndarray:
         """Player 0's payoff x both reaches (no chance) summed per [hand0, hand1]."""
         hands = len(self.deals.hands)
@@ -345,30 +349,48 @@ class PublicSolver:
 
     def game_value(self) -> float:
         """Player 0's expected points per hand when both play their average policies."""
-        return float(np.sum(self.deals.first_hands() * self._pair_values("play",
-                                                                         kernels.AVERAGE)))
+        talk = self.talk_policy(kernels.AVERAGE)
+        couplings, reaches = self.played_couplings(talk), self.branch_reaches(talk)
+        return sum(float(np.sum(couplings[branch] * np.outer(*reaches[branch])
+                                * self._pair_values(branch, kernels.AVERAGE)))
+                   for branch in self.branches)
 
     # --- reading the policy -----------------------------------------------------------------------
-    def row_probabilities(self, branch: str, actions: list[int], player: int,
-                          entry: tuple) -> dict[int, float]:
-        """The average policy of `player` holding `entry` ((unplayed classes, covered classes))
-        at the node after the play tree's `actions` (edge actions: `PlayTree.edge_action`), as
-        {OpenSpiel action: probability}."""
-        tree = self.tree
-        node = 0
+    def branch_of(self, names: list[str]) -> tuple[str, int]:
+        """(copy of the play tree, how many of the leading action names are talk before it) of a
+        hand's actions so far; here there is no talk (Le Truc's redeal: `LeTrucSolver`)."""
+        return self.branches[0], 0
+
+    def node_after(self, actions: list[int]) -> int:
+        """The play tree's node after its edge actions (`PlayTree.edge_action`) from the root."""
+        tree, node = self.tree, 0
         for action in actions:
             edges = range(tree.child_start[node], tree.child_start[node + 1])
             node = next(int(tree.child[e]) for e in edges if tree.edge_action[e] == action)
-        if tree.node_player[node] != player:
-            raise ValueError(f"player {player} does not act at that point")
+        return node
+
+    def row_policy(self, branch: str, node: int, entry: tuple) -> np.ndarray:
+        """The average policy of the row of `entry` ((unplayed classes, covered classes)) at
+        decision node `node` of copy `branch`, column by column (`PlayTree.row_actions`)."""
+        tree = self.tree
+        player = int(tree.node_player[node])
         lst = int(tree.node_list[node, player])
         x = tree.entry_index(lst, entry)
         first = int(tree.list_start[lst])
         nbet, cards = int(tree.node_nbet[node]), int(tree.node_card_turn[node])
         start = int(tree.node_table[node]) + x * nbet + cards * int(tree.entry_before[first + x])
-        legal = tree.row_actions(self.part, node, entry)
-        sums = self.tables[branch].average_of(player)[start:start + len(legal)]
-        return dict(zip(legal, map(float, _row_policies(sums))))
+        width = nbet + cards * int(tree.entry_nd[first + x])
+        return _row_policies(self.tables[branch].average_of(player)[start:start + width])
+
+    def row_probabilities(self, branch: str, actions: list[int], player: int,
+                          entry: tuple) -> dict[int, float]:
+        """`row_policy` at the node after the play tree's `actions`, as {OpenSpiel action:
+        probability}."""
+        node = self.node_after(actions)
+        if self.tree.node_player[node] != player:
+            raise ValueError(f"player {player} does not act at that point")
+        legal = self.tree.row_actions(self.part, node, entry)
+        return dict(zip(legal, map(float, self.row_policy(branch, node, entry))))
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

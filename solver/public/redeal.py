@@ -35,6 +35,9 @@ from solver.public import _kernels as kernels
 from solver.public.cfr import Deals, PublicSolver, _row_policies
 
 BRANCHES_WITH_REDEAL = ("keep", "decline", "agree")
+TALK = "talk"  # the decisions before the play tree
+# the talk's rows: the non-dealer's (Keep, Ask redeal), the dealer's (Agree, Decline)
+TALK_ACTIONS = ((le_truc.KEEP, le_truc.ASK_REDEAL), (le_truc.AGREE, le_truc.DECLINE))
 
 
 class RedealDeals(Deals):
@@ -161,6 +164,16 @@ class LeTrucSolver(PublicSolver):
         result["agree"] = self.deals.after_redeal(self.rules, *weights)
         return result
 
+    def played_couplings(self, talk: np.ndarray) -> dict[str, np.ndarray]:
+        """`couplings`, with the agree copy's under the dealer's actual answer (his agreeing)
+        rather than his whole range."""
+        couplings = self.couplings(talk)
+        if self.redeal:
+            weights = [None, None]
+            weights[self.non_dealer], weights[self.dealer] = talk[0, :, 1], talk[1, :, 0]
+            couplings["agree"] = self.deals.after_redeal(self.rules, *weights)
+        return couplings
+
     # --- iterations -----------------------------------------------------------------------------
     def iterate(self, count: int = 1) -> None:
         """`count` iterations, each updating player 0, then player 1."""
@@ -241,83 +254,23 @@ class LeTrucSolver(PublicSolver):
                                                     self.tables["agree"]).sum()
         return result
 
-    def game_value(self) -> float:
-        """Player 0's expected points per hand when both play their average policies."""
+    # --- reading the policy -----------------------------------------------------------------------
+    def branch_of(self, names: list[str]) -> tuple[str, int]:
+        """(copy, talk actions) of a hand's actions so far: TALK while the talk is on, else the
+        copy it led to ('Keep'; 'Ask redeal' then 'Agree' or 'Decline')."""
         if not self.redeal:
-            return super().game_value()
-        talk = self.talk_policy(kernels.AVERAGE)
-        total = 0.0
-        for branch in self.branches:
-            pair = self._pair_values(branch, kernels.AVERAGE)
-            if branch == "agree":
-                weights = [None, None]
-                weights[self.non_dealer], weights[self.dealer] = talk[0, :, 1], talk[1, :, 0]
-                total += float(np.sum(self.deals.after_redeal(self.rules, *weights) * pair))
-                continue
-            reach0, reach1 = self.branch_reaches(talk)[branch]
-            total += float(np.sum(self.deals.first_hands() * np.outer(reach0, reach1) * pair))
-        return total
+            return super().branch_of(names)
+        keep, ask, agree, decline = (self.part.bet_name(action) for row in TALK_ACTIONS
+                                     for action in row)
+        if names[:1] == [keep]:
+            return "keep", 1
+        if names[:1] == [ask] and len(names) >= 2 and names[1] in (agree, decline):
+            return ("agree" if names[1] == agree else "decline"), 2
+        if names in ([], [ask]):
+            return TALK, len(names)
+        raise ValueError(f"a hand of this game starts with the redeal talk: {keep!r}, or {ask!r} "
+                         f"then {agree!r} or {decline!r}; not {', '.join(names[:2])!r}")
 
-    # --- reading the policy by information state ------------------------------------------------
-    def action_probabilities(self, info_state: str) -> dict[int, float]:
-        """The average policy at one information state string of `games.le_truc` (isomorphic:
-        ranks without suits), as {action: probability} over its legal actions."""
-        player, branch, hand, actions = self._parse(info_state)
-        if branch == "talk":
-            row = 0 if player == self.non_dealer else 1
-            probabilities = _row_policies(self.talk_average[row])[self._hand_index(hand)]
-            names = (le_truc.KEEP, le_truc.ASK_REDEAL) if row == 0 else (le_truc.AGREE,
-                                                                        le_truc.DECLINE)
-            return dict(zip(names, map(float, probabilities)))
-        ids, remaining = self._play_actions(actions, player, hand)
-        return self.row_probabilities(branch, ids, player, (remaining, ()))
-
-    def _hand_index(self, hand: tuple[int, ...]) -> int:
-        return self.deals.hands.index(hand)
-
-    def _parse(self, info_state: str):
-        """(player, branch or "talk", current hand as sorted ranks, play actions as ids)."""
-        parts = info_state.split(" | ")
-        try:
-            player = int(parts[0][1:])
-            hands = [self._ranks(part[5:]) for part in parts[1:] if part.startswith("hand ")]
-            actions = [a for part in parts[1:] if not part.startswith("hand ")
-                       for a in part.split(", ")]
-        except (ValueError, IndexError):
-            raise ValueError(f"not a Le Truc information state: {info_state!r}") from None
-        names = [a.split(":", 1)[1] for a in actions]
-        if not self.redeal:
-            return player, "play", hands[0], names
-        if not names or names == ["Ask redeal"]:
-            return player, "talk", hands[0], []
-        if names[0] == "Keep":
-            return player, "keep", hands[0], names[1:]
-        branch = "agree" if names[1] == "Agree" else "decline"
-        return player, branch, hands[-1], names[2:]
-
-    def _ranks(self, text: str) -> tuple[int, ...]:
-        index = {self.rules.deck.rank_name(r): r for r in range(self.rules.deck.num_ranks)}
-        return tuple(sorted(index[name] for name in text.split()))
-
-    def _play_actions(self, names: list[str], player: int, hand: tuple[int, ...]):
-        """The play tree's edge actions of these action names, and `player`'s unplayed cards
-        after them."""
-        ids = {name: action for action, name in enumerate(le_truc.BETTING_ACTION_NAMES)}
-        actions, remaining = [], list(hand)
-        for name in names:
-            if name.startswith("Play "):
-                rank = self._ranks(name[5:])[0]
-                actions.append(le_truc.CARD_ACTION_BASE + rank)
-                if self._actor_after(actions[:-1]) == player:
-                    remaining.remove(rank)
-            else:
-                actions.append(ids[name])
-        return actions, tuple(remaining)
-
-    def _actor_after(self, actions: list[int]) -> int:
-        """The player to act at the play tree's node after `actions`."""
-        tree, node = self.tree, 0
-        for action in actions:
-            edges = range(tree.child_start[node], tree.child_start[node + 1])
-            node = next(int(tree.child[e]) for e in edges if tree.edge_action[e] == action)
-        return int(tree.node_player[node])
+    def talk_seat(self, row: int) -> int:
+        """The player of talk row `row` (0: the non-dealer's ask, 1: the dealer's answer)."""
+        return (self.non_dealer, self.dealer)[row]
