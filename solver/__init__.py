@@ -8,8 +8,9 @@ Packages, one concern each:
   play/      bots and duplicate matches
   cli/       the `tricksolver` commands
 and, shared by the engines: `cfr` (the iteration / evaluation / checkpoint loop), `schedules`
-(the CFR variants as per-iteration scalars), `results` (result directories), `sizes` (game-tree
-sizes), `bench` (benchmarks), `cache` (the compiled-tree cache), `registry` (games by name).
+(the CFR variants as per-iteration scalars), `results` (result directories), `compact`
+(strategies in steps of 1/255, the form that is committed), `sizes` (game-tree sizes), `bench`
+(benchmarks), `cache` (the compiled-tree cache), `registry` (games by name).
 
 Public API: `compile_game` (game -> `GameTree` of flat arrays), `solve` (CFR family ->
 `SolveResult`), `exploitability` / `nash_conv` (exact, by best response), `load_result` (a saved

@@ -5,9 +5,15 @@ A result directory holds
                    state strings, action offsets, actions, probabilities; or, from the
                    public-tree engine, `PublicPolicy.to_arrays()`: engine name, game string,
                    the redeal talk's and every play-tree copy's average sums);
+  strategy.q8.npz.xz
+                   the same strategy in compact form, small enough to commit (`solver.compact`:
+                   every row in steps of 1/255), written by `tricksolver compact`, which also
+                   records its exploitability in summary.json; loaded when strategy.npz is
+                   absent (a fresh clone: the full-size games' strategy.npz is git-ignored);
   curve.csv        iteration, seconds, exploitability at each evaluation;
   summary.json     game string and parameters, algorithm, stopping rule, iterations,
-                   exploitability, game value, seconds, peak memory, seed, versions, git commit;
+                   exploitability, game value, seconds, peak memory, seed, versions, git commit
+                   (and `compact`: the compact file's size, exploitability and value);
   checkpoint.npz   the solver state (`SolverState`) plus the curve so far, for `--resume`.
 Every file is written to a temporary file in the same directory and moved into place with
 `os.replace`, so a killed process leaves either the previous file or the new one, never half
@@ -31,6 +37,7 @@ from importlib import metadata
 
 import numpy as np
 
+from solver import compact as compact_format
 from solver.cfr import SolverState
 from solver.history.policy import AveragePolicy
 from solver.public.cfr import ENGINE as PUBLIC_ENGINE, PublicPolicy
@@ -39,6 +46,7 @@ from solver.public.cfr import ENGINE as PUBLIC_ENGINE, PublicPolicy
 PUBLIC_ENGINES = (PUBLIC_ENGINE, "public_le_truc")
 
 STRATEGY_FILE = "strategy.npz"
+COMPACT_FILE = compact_format.COMPACT_FILE
 CURVE_FILE = "curve.csv"
 SUMMARY_FILE = "summary.json"
 CHECKPOINT_FILE = "checkpoint.npz"
@@ -55,17 +63,26 @@ class ResultError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class SavedResult:
-    """A result directory loaded back: summary dict, average policy and curve rows."""
+    """A result directory loaded back: summary dict, average policy and curve rows; `compact`
+    if the policy came from the compact file (strategy.npz absent)."""
 
     path: pathlib.Path
     summary: dict
-    policy: AveragePolicy
+    policy: AveragePolicy | PublicPolicy
     curve: list[tuple[int, float, float]]
+    compact: bool = False
 
     @property
     def game_string(self) -> str:
         """The full OpenSpiel game string the strategy was solved for."""
         return self.summary["game"]
+
+    @property
+    def recorded_exploitability(self) -> float | None:
+        """summary.json's exploitability of the strategy loaded: the compact one's if it came
+        from the compact file (None if not recorded)."""
+        record = self.summary.get("compact", {}) if self.compact else self.summary
+        return record.get("exploitability")
 
 
 def game_short_name(game_string: str) -> str:
@@ -195,13 +212,20 @@ def build_summary(result, game_string: str, run: dict, commit: str | None = None
 
 
 def save_result(directory: pathlib.Path, policy: AveragePolicy, curve, summary: dict) -> None:
-    """Write strategy.npz, curve.csv and summary.json (summary last: it marks completeness)."""
+    """Write strategy.npz, curve.csv and summary.json (summary last: it marks completeness);
+    remove an earlier solve's compact file (it no longer matches)."""
     directory = pathlib.Path(directory)
     strategy = _npz_bytes(policy.to_arrays(), compressed=True)  # strings: 50x smaller
     atomic_write_bytes(directory / STRATEGY_FILE, strategy)
+    (directory / COMPACT_FILE).unlink(missing_ok=True)
     atomic_write_bytes(directory / CURVE_FILE, curve_csv(curve).encode())
-    text = json.dumps(summary, indent=2, sort_keys=False) + "\n"
-    atomic_write_bytes(directory / SUMMARY_FILE, text.encode())
+    write_summary(directory, summary)
+
+
+def write_summary(directory: pathlib.Path, summary: dict) -> None:
+    """Write summary.json (atomically, fields in the dict's order)."""
+    text = json.dumps(summary, indent=2) + "\n"
+    atomic_write_bytes(pathlib.Path(directory) / SUMMARY_FILE, text.encode())
 
 
 def mark_unfinished(directory: pathlib.Path) -> None:
@@ -226,21 +250,39 @@ def read_summary(directory: pathlib.Path) -> dict:
 
 
 def load_result(directory: pathlib.Path) -> SavedResult:
-    """Load a result directory written by `save_result` (ResultError if anything is wrong)."""
+    """Load a result directory written by `save_result`: its strategy.npz, or if there is none
+    its compact file (`solver.compact`); ResultError if anything is wrong."""
     directory = pathlib.Path(directory)
     summary = read_summary(directory)
-    arrays = _load_npz(directory / STRATEGY_FILE)
+    compact = not (directory / STRATEGY_FILE).exists() and (directory / COMPACT_FILE).exists()
+    path = directory / (COMPACT_FILE if compact else STRATEGY_FILE)
+    policy = load_compact(path) if compact else _load_strategy(path)
+    if policy.game_string != summary["game"]:
+        raise ResultError(f"{path}: strategy is for {policy.game_string!r}, "
+                          f"summary says {summary['game']!r}")
+    if isinstance(policy, AveragePolicy):
+        _check_policy_shapes(path, policy)
+    return SavedResult(directory, summary, policy, read_curve(directory / CURVE_FILE), compact)
+
+
+def _load_strategy(path: pathlib.Path) -> AveragePolicy | PublicPolicy:
+    """The policy of a strategy.npz (ResultError if it is missing or not one)."""
+    if not path.exists():
+        raise ResultError(f"{path}: no such file (nor {COMPACT_FILE})")
+    arrays = _load_npz(path)
     public = "engine" in arrays and str(arrays["engine"]) in PUBLIC_ENGINES
     try:
-        policy = (PublicPolicy if public else AveragePolicy).from_arrays(arrays)
+        return (PublicPolicy if public else AveragePolicy).from_arrays(arrays)
     except KeyError as error:
-        raise ResultError(f"{directory / STRATEGY_FILE}: missing array {error}") from error
-    if policy.game_string != summary["game"]:
-        raise ResultError(f"{directory / STRATEGY_FILE}: strategy is for {policy.game_string!r}, "
-                          f"summary says {summary['game']!r}")
-    if not public:
-        _check_policy_shapes(directory / STRATEGY_FILE, policy)
-    return SavedResult(directory, summary, policy, read_curve(directory / CURVE_FILE))
+        raise ResultError(f"{path}: missing array {error}") from error
+
+
+def load_compact(path: pathlib.Path) -> AveragePolicy | PublicPolicy:
+    """The dequantised policy of a compact file (ResultError if it is not one)."""
+    try:
+        return compact_format.policy_from_compact(pathlib.Path(path).read_bytes())
+    except ValueError as error:
+        raise ResultError(f"{path}: {error}") from error
 
 
 def _check_policy_shapes(path: pathlib.Path, policy: AveragePolicy) -> None:
@@ -303,3 +345,18 @@ def load_checkpoint(directory: pathlib.Path, game_string: str, run: dict) -> Che
             raise ResultError(f"{path}: checkpoint was made with {key}={saved_value!r}, "
                               f"not {value!r}; use the same settings or drop --resume")
     return Checkpoint(state, curve, saved_run)
+
+
+def part_directory(directory: pathlib.Path, part) -> pathlib.Path:
+    """The result directory of one sub-game (`vira 7` -> DIR/vira_7), as `tricksolver solve`
+    writes a game solved sub-game by sub-game."""
+    return pathlib.Path(directory) / part.label.replace(" ", "_")
+
+
+def is_combined(directory: pathlib.Path) -> bool:
+    """Whether `directory` holds a game solved sub-game by sub-game (its summary.json)."""
+    path = pathlib.Path(directory) / SUMMARY_FILE
+    try:
+        return "by_part" in json.loads(path.read_text())
+    except (OSError, ValueError):  # no summary, or not JSON: not such a directory
+        return False

@@ -32,7 +32,7 @@ def solve_to_directory(game_string: str, directory, iterations: int):
         result = solve_public(game, iterations=iterations, eval_every=iterations,
                               progress=False, part=part)
         policy = result.average_policy
-        results.save_result(truco_analysis.part_directory(directory, part), policy,
+        results.save_result(results.part_directory(directory, part), policy,
                             result.curve, results.build_summary(result, policy.game_string,
                                                                 {"engine": "public"}))
         exploitability += part.weight * result.exploitability
@@ -59,7 +59,7 @@ def eleven(tree_cache, tmp_path_factory):
 
 def _solver(game, directory, part):
     return solver_for(game, results.load_result(
-        truco_analysis.part_directory(directory, part)).policy)
+        results.part_directory(directory, part)).policy)
 
 
 def _labels(part, hand, actions):

@@ -40,7 +40,7 @@ from solver import analysis  # noqa: E402
 from solver.analysis import contexts, tables  # noqa: E402
 from solver.analysis import truco as truco_analysis  # noqa: E402
 from solver.registry import load_game  # noqa: E402
-from solver.results import SavedResult, read_curve, read_summary  # noqa: E402
+from solver.results import SavedResult, part_directory, read_curve, read_summary  # noqa: E402
 
 OKABE_ITO = {"orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73", "yellow": "#F0E442",
              "blue": "#0072B2", "vermillion": "#D55E00", "purple": "#CC79A7", "grey": "#999999",
@@ -496,7 +496,7 @@ def plot_part_curves(directory: pathlib.Path, game: pyspiel.Game,
     # the whole game's curve has a point where every class evaluated: none if they did so by time
     lines = [("whole game (weighted sum)", combined if len(combined) > 1 else [])]
     for part in truco_analysis.public_parts(game):
-        lines.append((part.label, read_curve(truco_analysis.part_directory(directory, part)
+        lines.append((part.label, read_curve(part_directory(directory, part)
                                              / "curve.csv")))
     figure, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
     for index, (label, curve) in enumerate(lines):
@@ -546,7 +546,7 @@ def write_truco_charts(directory: pathlib.Path, out: pathlib.Path, kind: str = "
     algorithm = summary.get("algorithm") or "dcfr"
     for rows, (label, result) in zip(parts, truco_analysis.analyze_truco_parts(
             game, directory, parts).items()):
-        sub = truco_analysis.part_directory(out, rows.part)
+        sub = part_directory(out, rows.part)
         title = (f"{game_title(game)}, {label} — {algorithm}, exploitability "
                  f"{rows.exploitability:.2g} points per hand")
         if kind in ("strategy", "all"):

@@ -48,7 +48,6 @@ hands in one list, weighted by the vira's probability) for the tables.
 from __future__ import annotations
 
 import dataclasses
-import pathlib
 
 import numpy as np
 
@@ -60,7 +59,7 @@ from solver.public.parts import public_parts
 from solver.public.solve import solver_for
 from solver.public.tree import COVERED_EDGE
 from solver.registry import load_game
-from solver.results import load_result, read_summary
+from solver.results import load_result, part_directory, read_summary
 
 TRUCO_GAMES = ("python_truco_paulista", "python_trucomano")
 RAISE_NAMES = {3: "truco (3)", 6: "6", 9: "9", 12: "12"}
@@ -75,12 +74,6 @@ MIN_HAND_REACH = 1e-3  # a hand reaching a context less often than this is not l
 def is_truco(game) -> bool:
     """Whether `game` is (a variant of) two-player Truco Paulista or Trucomano."""
     return game.get_type().short_name in TRUCO_GAMES
-
-
-def part_directory(directory, part) -> pathlib.Path:
-    """The result directory of one vira class (`vira 7` -> DIR/vira_7), as `tricksolver solve`
-    writes it."""
-    return pathlib.Path(directory) / part.label.replace(" ", "_")
 
 
 @dataclasses.dataclass

@@ -16,6 +16,7 @@ import pyspiel
 COMMAND_MODULES = (
     "solver.cli.solve",
     "solver.cli.solution",
+    "solver.cli.compact",
     "solver.cli.match",
     "solver.cli.bench",
     "solver.cli.sizes",

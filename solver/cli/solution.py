@@ -18,10 +18,10 @@ import numpy as np
 from solver import results
 from solver.cli.games import load_game_checked
 from solver.cli.solve import require_history_tree
-from solver.cli.solve_parts import is_combined, part_directory
 from solver.history.best_response import exploitability
 from solver.history.policy import AveragePolicy
 from solver.public.parts import public_parts
+from solver.results import is_combined, part_directory
 
 MAX_SHOWN = 12
 OFF_PATH_REACH = 1e-6  # decisions reached less often than this are off the equilibrium path
@@ -84,11 +84,12 @@ def run_exploit(args) -> int:
         value = exploitability(game, saved.policy)
     else:
         value = _public_solver(game, saved.policy).exploitability()
-    recorded = saved.summary.get("exploitability")
+    recorded = saved.recorded_exploitability
+    compact = ", compact strategy" if saved.compact else ""
     print(f"game            {saved.game_string}")
-    print(f"exploitability  {value:.9g} points per hand (recomputed)")
+    print(f"exploitability  {value:.9g} points per hand (recomputed{compact})")
     if recorded is not None:
-        print(f"summary.json    {recorded:.9g} (difference {abs(value - recorded):.2g})")
+        print(f"summary.json    {recorded:.9g} (difference {abs(value - recorded):.2g}{compact})")
     return 0
 
 
@@ -98,16 +99,23 @@ def _exploit_combined(directory: pathlib.Path) -> int:
     summary = results.read_summary(directory)
     game = load_game_checked(summary["game"])
     total = 0.0
+    compacts = []
     for part in public_parts(game):
         saved = results.load_result(part_directory(directory, part))
         value = _public_solver(game, saved.policy).exploitability()
         total += part.weight * value
-        print(f"{part.label:<14}  exploitability {value:.9g} (recomputed; summary.json "
-              f"{saved.summary['exploitability']:.9g})")
+        compacts.append(saved.compact)
+        recorded = saved.recorded_exploitability
+        print(f"{part.label:<14}  exploitability {value:.9g} (recomputed"
+              f"{', compact strategy' if saved.compact else ''}; summary.json "
+              f"{'none' if recorded is None else f'{recorded:.9g}'})")
     print(f"game            {summary['game']}")
     print(f"exploitability  {total:.9g} points per hand (recomputed: the sub-games' weighted "
-          f"by their probabilities)")
-    recorded = summary.get("exploitability")
+          f"by their probabilities{', compact strategies' if any(compacts) else ''})")
+    # the record of the strategies loaded; none to compare with if they are of both kinds
+    record = (summary.get("compact", {}) if all(compacts) else {} if any(compacts)
+              else summary)
+    recorded = record.get("exploitability")
     if recorded is not None:
         print(f"summary.json    {recorded:.9g} (difference {abs(total - recorded):.2g})")
     return 0

@@ -7,7 +7,9 @@ long for one session is built over several. After every sub-game DIR/summary.jso
 rewritten (atomically) with what is finished so far; once all are, it holds the whole game's
 exploitability and value: the sums over the sub-games weighted by their probabilities (the
 vira is public, so a best response decomposes over it and the sums are exact), and
-DIR/curve.csv the weighted curve at the iterations every sub-game evaluated.
+DIR/curve.csv the weighted curve at the iterations every sub-game evaluated. Once every
+sub-game is compacted (`tricksolver compact`), DIR/summary.json also holds the compact
+strategy's weighted exploitability and value.
 """
 from __future__ import annotations
 
@@ -18,20 +20,7 @@ import sys
 from collections.abc import Callable
 
 from solver import results
-
-
-def part_directory(directory: pathlib.Path, part) -> pathlib.Path:
-    """The result directory of one sub-game (`vira 7` -> DIR/vira_7)."""
-    return pathlib.Path(directory) / part.label.replace(" ", "_")
-
-
-def is_combined(directory: pathlib.Path) -> bool:
-    """Whether `directory` holds a game solved sub-game by sub-game (its summary.json)."""
-    path = pathlib.Path(directory) / results.SUMMARY_FILE
-    try:
-        return "by_part" in json.loads(path.read_text())
-    except (OSError, ValueError):  # no summary, or not JSON: not such a directory
-        return False
+from solver.results import part_directory
 
 
 def run_parts(args, game, directory: pathlib.Path, parts: list, selected: list,
@@ -61,8 +50,7 @@ def write_combined(game, directory: pathlib.Path, parts: list) -> dict:
     finished = {part.label: summary for part in parts
                 if (summary := _finished_summary(part_directory(directory, part))) is not None}
     combined = combine(str(game), parts, finished)
-    results.atomic_write_bytes(directory / results.SUMMARY_FILE,
-                               (json.dumps(combined, indent=2) + "\n").encode())
+    results.write_summary(directory, combined)
     if combined["exploitability"] is not None:
         curve = combined_curve(parts, [part_directory(directory, p) for p in parts])
         results.atomic_write_bytes(directory / results.CURVE_FILE,
@@ -90,9 +78,12 @@ def combine(game_string: str, parts: list, finished: dict[str, dict]) -> dict:
                 "exploitability", "game_value", "iterations", "seconds", "compile_seconds",
                 "peak_memory_mb", "stopped_by")})
             row["tree_sizes"] = summary["tree_sizes"]
+            if "compact" in summary:
+                row["compact"] = summary["compact"]
         rows.append(row)
     complete = all(row["finished"] for row in rows)
     first = next(iter(finished.values()), {})
+    compact = all("compact" in row for row in rows)
     return {
         "game": game_string,
         "engine": "public",
@@ -102,6 +93,7 @@ def combine(game_string: str, parts: list, finished: dict[str, dict]) -> dict:
         "exploitability": (sum(r["weight"] * r["exploitability"] for r in rows)
                            if complete else None),
         "game_value": sum(r["weight"] * r["game_value"] for r in rows) if complete else None,
+        **({"compact": _combined_compact(rows)} if compact else {}),
         "seconds": sum(r.get("seconds", 0.0) for r in rows),
         "peak_memory_mb": max(r.get("peak_memory_mb", 0.0) for r in rows),
         "how": "exploitability and value of the whole game: the sub-games' (each exact, in "
@@ -110,6 +102,16 @@ def combine(game_string: str, parts: list, finished: dict[str, dict]) -> dict:
         "by_part": rows,
         "git_commit": first.get("git_commit"),
     }
+
+
+def _combined_compact(rows: list[dict]) -> dict:
+    """The whole game's compact record from every sub-game's: files and bytes summed,
+    exploitability and value weighted like the originals'."""
+    first = rows[0]["compact"]
+    return {"file": f"*/{first['file']}", "bytes": sum(r["compact"]["bytes"] for r in rows),
+            "step": first["step"],
+            **{key: sum(r["weight"] * r["compact"][key] for r in rows)
+               for key in ("exploitability", "game_value")}}
 
 
 def combined_curve(parts: list, directories: list[pathlib.Path]) -> list[tuple]:

@@ -66,8 +66,9 @@ class Spot:
     """One decision of a public solution. branch: the copy of the play tree
     (`PublicSolver.branches`) or TALK; node: the play tree's node, or the talk's row (0: the
     non-dealer asks, 1: the dealer answers); hand: the actor's hand as dealt (after a redeal,
-    the new one); entry: his (unplayed classes, covered classes), in the talk (hand, ()); columns and actions: the row's action names and
-    OpenSpiel actions; history: the actions so far as `seat:name`."""
+    the new one); entry: his (unplayed classes, covered classes), in the talk (hand, ());
+    columns and actions: the row's action names and OpenSpiel actions; history: the actions so
+    far as `seat:name`."""
 
     player: int
     branch: str
