@@ -16,7 +16,8 @@ the trick if it wins, -points if the opponent does) minus a small cost for spend
 (rank, trumps, and a larger cost for the As so that it goes only on a valuable trick): it wins
 point cards cheaply and dumps clubs' point cards on tricks the opponent wins. Leading, it
 spends its weakest card without points, side suits before trumps; the As (led as trump) and
-the point cards come last. It does not count cards or look ahead.
+the point cards come last. It does not count cards or look ahead. On Le Truc and two-player
+Truco `heuristic` is the human-like bot of `solver.play.truc_heuristic`.
 
 `bot_policy(game, bot)` turns a bot into an OpenSpiel `TabularPolicy` (one query per information
 state, at a representative state) so that `solver.exploitability` can measure it exactly; for
@@ -136,7 +137,10 @@ def make_bot(spec: str, game, seed: int) -> pyspiel.Bot:
     if name == "random" and not argument:
         return UniformRandomBot(seed)
     if name == "heuristic" and not argument:
-        return HeuristicBot(game)
+        if game.get_type().short_name == "python_two_ten_jack":
+            return HeuristicBot(game)
+        from solver.play.truc_heuristic import heuristic_bot
+        return heuristic_bot(game, seed)
     if name == "ismcts":
         if argument and (not argument.isdigit() or int(argument) < 1):
             raise ValueError(f"bad bot {spec!r}: ismcts:SIMULATIONS needs a positive integer")

@@ -2,7 +2,10 @@
 
 Each deal is played twice with the seats swapped: the chance outcomes come from one shuffled
 deck per deal (every chance node takes the next card of the shuffle, which is exactly uniform
-over the undealt cards), so both bots face the same cards from both seats. A deal's figure is
+over the undealt cards), so both bots face the same cards from both seats. Chance nodes whose
+outcomes are not equally likely (an isomorphic game's whole hands of rank classes) draw by
+their probabilities from a generator seeded per deal, the same draws in both games. Matches
+are between two players (Truco: `num_players`=2). A deal's figure is
 bot A's points averaged over its two games; the match reports the mean over deals and a 95%
 confidence interval (normal approximation, mean ± 1.96 standard errors).
 
@@ -135,15 +138,16 @@ def _pooled(runs: list[MatchSummary], indices: tuple[int, ...]) -> PooledMatch:
                        *confidence_interval(points), indices)
 
 
-def play_game(game, bots, deck_order, move_seconds=None):
-    """Plays one game, `bots[p]` in seat p, chance taking the first outcome in `deck_order`;
+def play_game(game, bots, deck_order, move_seconds=None, chance_seed=0):
+    """Plays one game, `bots[p]` in seat p, chance taking the first outcome in `deck_order`
+    (weighted outcomes: drawn from a generator seeded with `chance_seed`, see `chance_action`);
     returns the terminal state. With `move_seconds` (a list per seat), appends the wall-clock
     duration of each move to the mover's list."""
     state = game.new_initial_state()
+    draws = np.random.default_rng(chance_seed)
     while not state.is_terminal():
         if state.is_chance_node():
-            outcomes = {a for a, _ in state.chance_outcomes()}
-            action = next(int(card) for card in deck_order if card in outcomes)
+            action = chance_action(state, deck_order, draws)
         else:
             player = state.current_player()
             start = time.perf_counter()
@@ -156,20 +160,31 @@ def play_game(game, bots, deck_order, move_seconds=None):
     return state
 
 
+def chance_action(state, deck_order, draws: np.random.Generator) -> int:
+    """The first outcome in `deck_order` if all are equally likely (the next card of the
+    shuffle), else one drawn from `draws` by its probability."""
+    outcomes, probabilities = zip(*state.chance_outcomes())
+    if max(probabilities) - min(probabilities) > 1e-12:
+        return int(draws.choice(outcomes, p=probabilities))
+    possible = set(outcomes)
+    return next(int(card) for card in deck_order if card in possible)
+
+
 def duplicate_deal(game, spec_a: str, spec_b: str, deal_seed: np.random.SeedSequence,
                    move_seconds=None) -> float:
     """Bot A's mean points over one deal played from both seats. With `move_seconds` (lists for
     bot A and bot B), appends each bot's move durations to its list."""
     deck_seed, *bot_seeds = deal_seed.spawn(5)
     deck_order = np.random.default_rng(deck_seed).permutation(game.max_chance_outcomes())
+    [chance_seed] = deck_seed.spawn(1)
     seeds = [int(s.generate_state(1)[0]) for s in bot_seeds]
     a, b = move_seconds if move_seconds is not None else (None, None)
     a_first = play_game(game, [make_bot(spec_a, game, seeds[0]),
                                make_bot(spec_b, game, seeds[1])], deck_order,
-                        None if a is None else [a, b]).returns()
+                        None if a is None else [a, b], chance_seed).returns()
     a_second = play_game(game, [make_bot(spec_b, game, seeds[2]),
                                 make_bot(spec_a, game, seeds[3])], deck_order,
-                         None if a is None else [b, a]).returns()
+                         None if a is None else [b, a], chance_seed).returns()
     return (a_first[0] + a_second[1]) / 2.0
 
 
@@ -179,6 +194,8 @@ def play_match(game, spec_a: str, spec_b: str, deals: int, seed: int,
     so far as its postfix) unless `progress` is False."""
     if deals < 2:
         raise ValueError(f"deals={deals}: a confidence interval needs at least 2 deals")
+    if game.num_players() != 2:
+        raise ValueError(f"{game} has {game.num_players()} players: a match is between two")
     for spec in (spec_a, spec_b):
         make_bot(spec, game, 0)
     move_seconds: tuple[list[float], list[float]] = ([], [])
