@@ -7,7 +7,9 @@ probability of his actions times chance and the opponent's (one joint pass of th
 play tree), an action's EV is its counterfactual value (the action played purely there, the
 average policy everywhere else: `action_values`) over the chance-and-opponent weight, in the
 actor's points per hand. In Le Truc's redeal talk the same figures come from the copies' root
-values (`talk_values`).
+values (`talk_values`). A `DecisionReader` keeps each copy's passes, which do not depend on the
+decision, so that reading many decisions of one solution (`tricksolver play --hint`) costs one
+value pass per action of each.
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ import dataclasses
 
 import numpy as np
 
-from solver.analysis.public import BranchStats, talk_values
+from solver.analysis.public import BranchStats, action_values, talk_values
 from solver.public import _kernels as kernels
 from solver.public.cfr import PublicSolver
 from solver.public.policy import Spot, spot_policy
@@ -33,29 +35,48 @@ class Decision:
     reach: float
 
 
+class DecisionReader:
+    """Decisions of one public solver (it must keep its average policy while in use)."""
+
+    def __init__(self, solver: PublicSolver):
+        self.solver = solver
+        self.talk = solver.talk_policy(kernels.AVERAGE)
+        self.reaches = solver.branch_reaches(self.talk)
+        self.couplings = solver.played_couplings(self.talk)
+        self._stats: dict[str, BranchStats] = {}
+
+    def stats(self, branch: str) -> BranchStats:
+        """Reaches and values of every row of one copy of the play tree (computed once)."""
+        if branch not in self._stats:
+            self._stats[branch] = BranchStats(self.solver, branch, self.reaches[branch],
+                                              self.couplings[branch])
+        return self._stats[branch]
+
+    def decision(self, spot: Spot) -> Decision:
+        """The average policy, action EVs and reach at `spot`."""
+        solver = self.solver
+        probabilities = spot_policy(solver, spot)
+        if spot.branch == TALK:
+            roots = {branch: self.stats(branch).root_values for branch in solver.branches}
+            weights, _, actions = talk_values(solver, self.talk, roots)[spot.node]
+            hand = solver.tree.hands.index(spot.entry[0])
+            return Decision(spot, probabilities, _per_weight(actions[hand], weights[hand]),
+                            float(weights[hand]))
+        tree, player, node, branch = solver.tree, spot.player, spot.node, spot.branch
+        stats = self.stats(branch)
+        x = tree.entry_index(int(tree.node_list[node, player]), spot.entry)
+        row = int(tree.node_row[node]) + x
+        chance = float(stats.chance[player, row])
+        values = action_values(solver, solver.tables[branch], self.reaches[branch],
+                               self.couplings[branch], [node])[node][x, :len(spot.columns)]
+        return Decision(spot, probabilities, _per_weight(values, chance),
+                        float(stats.own[player, row]) * chance)
+
+
 def decision_at(solver: PublicSolver, spot: Spot) -> Decision:
-    """The average policy, action EVs and reach at `spot`."""
-    talk = solver.talk_policy(kernels.AVERAGE)
-    reaches = solver.branch_reaches(talk)
-    couplings = solver.played_couplings(talk)
-    probabilities = spot_policy(solver, spot)
-    if spot.branch == TALK:
-        roots = {branch: BranchStats(solver, branch, reaches[branch],
-                                     couplings[branch]).root_values
-                 for branch in solver.branches}
-        weights, _, actions = talk_values(solver, talk, roots)[spot.node]
-        hand = solver.tree.hands.index(spot.entry[0])
-        return Decision(spot, probabilities, _per_weight(actions[hand], weights[hand]),
-                        float(weights[hand]))
-    tree, player, node = solver.tree, spot.player, spot.node
-    stats = BranchStats(solver, spot.branch, reaches[spot.branch], couplings[spot.branch],
-                        [node])
-    x = tree.entry_index(int(tree.node_list[node, player]), spot.entry)
-    row = int(tree.node_row[node]) + x
-    chance = float(stats.chance[player, row])
-    values = stats.action_value[node][x, :len(spot.columns)]
-    return Decision(spot, probabilities, _per_weight(values, chance),
-                    float(stats.own[player, row]) * chance)
+    """The average policy, action EVs and reach at `spot` (one decision: `DecisionReader`
+    for many)."""
+    return DecisionReader(solver).decision(spot)
 
 
 def _per_weight(values: np.ndarray, weight: float) -> np.ndarray:

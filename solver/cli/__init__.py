@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "solver.cli.solution",
     "solver.cli.compact",
     "solver.cli.match",
+    "solver.cli.play",
     "solver.cli.bench",
     "solver.cli.sizes",
     "solver.cli.cache",

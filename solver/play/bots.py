@@ -136,6 +136,11 @@ def make_bot(spec: str, game, seed: int) -> pyspiel.Bot:
     name, _, argument = spec.partition(":")
     if name == "random" and not argument:
         return UniformRandomBot(seed)
+    if name == "strategy":
+        if not argument:
+            raise ValueError(f"bad bot {spec!r}: strategy:DIR, DIR a result directory")
+        from solver.play.strategy import StrategyBot  # loads the solver: only when asked for
+        return StrategyBot(game, argument, seed)
     if name == "heuristic" and not argument:
         if game.get_type().short_name == "python_two_ten_jack":
             return HeuristicBot(game)
