@@ -1,13 +1,13 @@
 """Strategies in a compact form, small enough to commit: every row quantised to steps of 1/255.
 
 A strategy.npz keeps what the solver ends with: float64 probabilities and the information state
-strings as fixed-width UTF-32 (history engine), or every play-tree copy's float64 average sums
-(public engine). That is more precision than a strategy has meaning (its exploitability is
+strings in fixed-width 4-byte unicode (history engine), or every play-tree copy's float64
+average sums (public engine). That is more precision than a strategy has meaning (its exploitability is
 1e-5 to 1e-3 points per hand), and the full-size games' files are too big to commit. The compact
 file beside it, `strategy.q8.npz.xz`, is an npz compressed with xz (`xz -d` gives a plain npz):
 
   format         "tricksolver-q8"; engine "history" or "public"; game_string
-  history        info_state_text (the strings' UTF-8, joined), info_state_lengths (int32,
+  history        info_state_text (the strings in utf8, joined), info_state_lengths (int32,
                  characters each), infoset_player, action_counts (int32 per row), actions,
                  q (uint8 per action)
   public         talk_q (uint8, the redeal talk's rows, shaped like `PublicPolicy.talk`),

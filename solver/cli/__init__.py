@@ -15,6 +15,7 @@ import pyspiel
 # Modules that provide subcommands, in the order `--help` lists them.
 COMMAND_MODULES = (
     "solver.cli.solve",
+    "solver.cli.solve_lock",  # adds --lock to solve (no command of its own): after solve
     "solver.cli.solution",
     "solver.cli.compact",
     "solver.cli.match",
