@@ -450,9 +450,16 @@ def _write_pair(out: pathlib.Path, stem: str, header, rows, caption) -> list[pat
 
 
 def chart_title(saved: SavedResult, game: pyspiel.Game) -> str:
-    """Game, parameters and the exploitability of the strategy shown."""
-    return (f"{game_title(game)} — {saved.summary['algorithm']}, "
-            f"exploitability {saved.summary['exploitability']:.2g} points per hand")
+    """Game, parameters and the exploitability of the strategy shown (of a node-locked
+    result: which player is locked, to what, and where)."""
+    title = (f"{game_title(game)} — {saved.summary['algorithm']}, "
+             f"exploitability {saved.summary['exploitability']:.2g} points per hand")
+    lock = saved.summary.get("lock")
+    if lock is None:
+        return title
+    where = (f"in {', '.join(lock['contexts'])}" if lock.get("contexts") else "everywhere")
+    return (f"{title}\nnode-locked: player {lock['player']} plays {lock['spec']} {where}; "
+            f"player {lock['responder']} gains {lock['value_gained']:+.3f} points per hand")
 
 
 def write_charts(saved: list[SavedResult], out: pathlib.Path, kind: str) -> list[pathlib.Path]:
