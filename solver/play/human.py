@@ -106,7 +106,8 @@ def play_match(game, opponent: Opponent, seat: int, seed: int, hint: bool,
             return scores
         points = state.returns()
         winner = int(np.argmax(points)) if max(points) > 0 else None
-        write(f"Cards: {state}")
+        write(f"Hands dealt: You {_dealt_hand(state, seat)} · Opponent "
+              f"{_dealt_hand(state, 1 - seat)}")
         if winner is None:
             write("Nobody scores this hand.")
         else:
@@ -118,6 +119,12 @@ def play_match(game, opponent: Opponent, seat: int, seed: int, hint: bool,
     outcome = "You win the match." if scores[seat] >= target else "The opponent wins the match."
     write(f"Final score: You {scores[seat]} - {scores[1 - seat]} Opponent. {outcome}")
     return scores
+
+
+def _dealt_hand(state, seat: int) -> str:
+    """The seat's hand as dealt (after a redeal, the new one), from his information state."""
+    parts = state.information_state_string(seat).split(" | ")
+    return next((part.removeprefix("hand ") for part in parts if part.startswith("hand ")), "?")
 
 
 def _banner(number: int, scores, seat: int, dealer: int, target: int) -> str:
@@ -177,7 +184,8 @@ def _table(state, seat: int, names: dict[int, str], advice: Advice | None) -> st
         elif part.startswith("hand "):
             lines.append("  Your hand: " + part.removeprefix("hand "))
         else:
-            lines.append("  " + part.replace(" ", ": ", 1).capitalize())
+            text = part.replace(" ", ": ", 1)
+            lines.append("  " + text[:1].upper() + text[1:])
     stake = _stake(state)
     if stake is not None:
         lines.append(f"  Stake: {stake}")
@@ -220,7 +228,10 @@ def _review(reviewed: list[Reviewed]) -> str:
     advised = [r for r in reviewed if r.advice is not None]
     if not advised:
         return "Review: no solution to compare your decisions with."
-    lines = ["Review (your decision; the solution's; EV lost against its best action):"]
+    with_values = any(r.advice.values is not None for r in advised)
+    lines = ["Review (your decision; the solution's"
+             + ("; EV lost against its best action):" if with_values else
+                "; this solution gives no EVs, a public-tree one does):")]
     for r in advised:
         ranked = sorted(r.advice.probabilities.items(), key=lambda item: -item[1])
         mix = ", ".join(f"{r.names[a]} {100 * p:.0f}%" for a, p in ranked if p >= 0.005)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import pathlib
 import re
+import sys
 
 import numpy as np
 import pyspiel
@@ -141,8 +142,12 @@ class Solution:
                 part = next(p for p in public_parts(self.solved) if p.label == label)
                 directory = results.part_directory(directory, part)
             saved = results.load_result(directory)
-            self._readers[label] = (solver_for(self.solved, saved.policy)
-                                    if isinstance(saved.policy, PublicPolicy) else saved)
+            if isinstance(saved.policy, PublicPolicy):
+                print(f"loading {directory} (its public tree: built once, a few minutes at "
+                      f"full size, then read from the cache)", file=sys.stderr, flush=True)
+                self._readers[label] = solver_for(self.solved, saved.policy)
+            else:
+                self._readers[label] = saved
         return self._readers[label]
 
 
