@@ -12,6 +12,8 @@ import sys
 
 import pyspiel
 
+from solver.cli.help import HelpFormatter
+
 # Modules that provide subcommands, in the order `--help` lists them.
 COMMAND_MODULES = (
     "solver.cli.solve",
@@ -81,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tricksolver",
         description="Game-theory solver for bluffing trick-taking card games "
         "(Le Truc, Truco Paulista, Trucomano, Two-Ten-Jack).",
-        epilog=QUICK_START, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=QUICK_START, formatter_class=HelpFormatter,
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module_name in COMMAND_MODULES:

@@ -5,9 +5,8 @@ the cap (`$TRICKSOLVER_CACHE_MAX`, default 8 GiB) removes the least recently use
 """
 from __future__ import annotations
 
-import argparse
-
 from solver import cache
+from solver.cli.help import HelpFormatter
 
 
 def add_parser(subparsers) -> None:
@@ -23,7 +22,7 @@ def add_parser(subparsers) -> None:
         "used trees are removed. A tree is rebuilt when needed, so clearing is always safe.",
         epilog="examples:\n  tricksolver cache\n  tricksolver cache --clear\n"
         "  TRICKSOLVER_CACHE_MAX=20G tricksolver solve ...",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=HelpFormatter)
     action = parser.add_mutually_exclusive_group()
     action.add_argument("--clear", action="store_true", help="remove every cached tree")
     action.add_argument("--trim", action="store_true",

@@ -11,11 +11,11 @@ DIR/summary.json gets the weighted sums (`solve_parts.write_combined`).
 """
 from __future__ import annotations
 
-import argparse
 import pathlib
 
 from solver import results
 from solver.cli.games import load_game_checked
+from solver.cli.help import HelpFormatter
 from solver.cli.solve_parts import write_combined
 from solver.compact import COMPACT_FILE, STEP_TEXT, compact_bytes, policy_from_compact
 from solver.history.best_response import nash_conv_of_array, policy_value
@@ -38,7 +38,7 @@ def add_parser(subparsers) -> None:
         "RESULT/summary.json.",
         epilog="examples:\n  tricksolver compact results/le_truc/small\n"
         "  tricksolver compact results/truco/paulista_eleven   # every vira class",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=HelpFormatter)
     parser.add_argument("results", metavar="RESULT", type=pathlib.Path, nargs="+",
                         help="result directories holding a strategy.npz")
     parser.set_defaults(func=run)

@@ -2,7 +2,6 @@
 pooled (`solver.play.match`)."""
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import pathlib
@@ -10,6 +9,7 @@ import shlex
 
 from solver.cli import positive_int
 from solver.cli.games import load_game_checked
+from solver.cli.help import HelpFormatter
 from solver.play.match import MatchSummary, format_summary, play_match, pool_matches
 from solver.results import atomic_write_bytes
 
@@ -28,7 +28,7 @@ def add_parser(subparsers):
         epilog="examples:\n  tricksolver match python_two_ten_jack --bot heuristic --bot random "
         "--hands 1000 --seed 1 --json runs/heuristic_vs_random.json\n"
         "  tricksolver match --summarize runs/*.json --markdown runs/matches.md",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=HelpFormatter)
     parser.add_argument("game", nargs="?", metavar="GAME",
                         help='game string, e.g. "python_two_ten_jack(hand_size=6)"')
     parser.add_argument("--bot", action="append", metavar="SPEC",

@@ -2,11 +2,11 @@
 solution (`solver.play.human`)."""
 from __future__ import annotations
 
-import argparse
 import pathlib
 import sys
 
 from solver.cli.games import load_game_checked
+from solver.cli.help import HelpFormatter
 from solver.play.human import Opponent, play_match
 from solver.play.strategy import ISOMORPHIC_VIEWS, Solution
 
@@ -26,7 +26,7 @@ def add_parser(subparsers) -> None:
         "--hint\n  tricksolver play 'python_le_truc(num_ranks=4,hand_size=2)' --against "
         "results/le_truc/small --seat 1\n  tricksolver play python_truco_paulista --against "
         "heuristic",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=HelpFormatter)
     parser.add_argument("game", metavar="GAME", help="game string, e.g. python_le_truc")
     parser.add_argument("--against", metavar="SPEC", required=True,
                         help="a result directory, or a bot spec (random, heuristic, ...)")

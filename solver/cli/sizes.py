@@ -4,7 +4,6 @@ two-player Truco, per vira class (`solver.sizes.truco_public`), with its memory 
 extrapolated cost per iteration."""
 from __future__ import annotations
 
-import argparse
 import json
 import pathlib
 import shlex
@@ -12,6 +11,7 @@ import sys
 import time
 
 from solver.cli.games import load_game_checked
+from solver.cli.help import HelpFormatter
 from solver.results import atomic_write_bytes
 from solver.sizes import (ALL_EXTRA_GAMES, DEFAULT_GAMES, DEFAULT_WALKS, PILOT_WALKS,
                           TRAVERSAL_LIMIT, TreeSize, check_samples, measure)
@@ -48,7 +48,7 @@ def add_parser(subparsers) -> None:
         "information states",
         description="Game-tree sizes of any game: histories (every node), terminals, decision\n"
         "and chance nodes, and each player's information states.",
-        epilog=METHODS, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=METHODS, formatter_class=HelpFormatter)
     parser.add_argument("games", nargs="*", metavar="GAME",
                         help="OpenSpiel game strings (default: " + ", ".join(DEFAULT_GAMES) + ")")
     parser.add_argument("--all", action="store_true",

@@ -7,7 +7,6 @@ exploitability curves, strategy grids, bluffing chart and tables (`solver.analys
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import pathlib
@@ -17,6 +16,7 @@ import numpy as np
 
 from solver import results
 from solver.cli.games import load_game_checked
+from solver.cli.help import HelpFormatter
 from solver.cli.solve import require_history_tree
 from solver.history.best_response import exploitability
 from solver.history.policy import AveragePolicy
@@ -50,7 +50,7 @@ def _add_exploit(subparsers) -> None:
         "  tricksolver exploit 'python_two_ten_jack(suits=h:s,ranks=2:T:J:A,hand_size=2)' "
         "--bot heuristic --bot ismcts:10 --seed 1 --seed 2 \\\n"
         "      --against results/two_ten_jack/hs_h2 --markdown runs/bots.md   # about 20 min",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=HelpFormatter)
     parser.add_argument("target", metavar="RESULT|GAME",
                         help="result directory; with --bot, a game string")
     parser.add_argument("--bot", action="append", metavar="SPEC",
@@ -248,7 +248,7 @@ def _add_show(subparsers) -> None:
         "  tricksolver show results/truco/paulista_eleven --hand 'vira K | Ac 2 3'\n"
         "  tricksolver show results/truco/paulista_small --hand 'vira K | 3 2' "
         "--history 'Raise'",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=HelpFormatter)
     parser.add_argument("result", metavar="RESULT", type=pathlib.Path, help="result directory")
     parser.add_argument("--infostate", metavar="TEXT",
                         help="information state string or a fragment of one")

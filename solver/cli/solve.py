@@ -8,7 +8,6 @@ checkpoint.
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import functools
 import math
@@ -19,6 +18,7 @@ import time
 from tqdm import tqdm
 
 from solver import results
+from solver.cli.help import HelpFormatter
 from solver.cli.solve_parts import run_parts
 from solver.cfr import STOPPING
 from solver.cli import positive_float, positive_int
@@ -48,7 +48,7 @@ def add_parser(subparsers) -> None:
         "Ctrl-C stops a solve early: it finishes the iteration, evaluates and saves what it has. "
         "Compiled trees are cached in $TRICKSOLVER_CACHE (default ~/.cache/tricksolver, capped "
         "at 8 GiB: see 'tricksolver cache').",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=HelpFormatter)
     parser.add_argument("game", metavar="GAME",
                         help="OpenSpiel game name or game string, e.g. python_le_truc or "
                         "'python_le_truc(hand_size=2)'")
