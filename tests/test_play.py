@@ -69,6 +69,53 @@ def test_a_concrete_state_plays_its_isomorphic_decision(solved):
     assert checked > 100
 
 
+@pytest.fixture(scope="module")
+def solved_without_redeal(tmp_path_factory):
+    """The same game without the redeal (after a redeal the strategy forgets the hand set
+    aside, so own reach there is not the hand's own), solved long enough for the actions it
+    rejects to fall below `OFF_PATH_REACH`."""
+    out = tmp_path_factory.mktemp("play") / "no_redeal"
+    assert cli.main(["solve", SOLVED.replace("target=3", "target=3,max_redeals=0"), "--engine",
+                     "public", "--iterations", "400", "--quiet", "--out", str(out)]) == 0
+    return out
+
+
+def test_advice_flags_decisions_the_solution_never_plays_to(solved_without_redeal):
+    """Once the acting player has taken an action the solution (almost) never takes, his
+    later decisions of the hand are off its path (flagged); while every action so far had a
+    clearly positive probability, they are not. Playouts take the least likely action half of
+    the time."""
+    from solver.analysis.decision import OFF_PATH_REACH
+    from solver.play.human import Advice
+
+    concrete = load_game(CONCRETE.replace("target=3", "target=3,max_redeals=0"))
+    solution = Solution(solved_without_redeal, concrete)
+    rng = np.random.default_rng(3)
+    seen = {True: 0, False: 0}
+    for _ in range(60):
+        state, deviated, likely = concrete.new_initial_state(), [False, False], True
+        while not state.is_terminal():
+            if state.is_chance_node():
+                actions, probabilities = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(actions, p=np.array(probabilities))))
+                continue
+            player = state.current_player()
+            advice = Advice(*solution.advice(state))
+            if deviated[player]:
+                assert advice.off_path
+                seen[True] += 1
+            elif likely:
+                assert not advice.off_path
+                seen[False] += 1
+            action = (min(advice.probabilities, key=advice.probabilities.get)
+                      if rng.random() < 0.5 else int(rng.choice(state.legal_actions())))
+            p = advice.probabilities[action]
+            deviated[player] |= p < OFF_PATH_REACH
+            likely &= p > 0.05
+            state.apply_action(action)
+    assert seen[True] > 10 and seen[False] > 10, seen
+
+
 def test_seats_swap_in_information_states():
     assert swap_seats("p1 | hand 7 A | 0:Keep, 1:Raise") == "p0 | hand 7 A | 1:Keep, 0:Raise"
     assert swap_seats("p0 | hand A A | 0:Ask redeal, 1:Agree | hand 8 K | 0:Raise") == \

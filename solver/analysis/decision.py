@@ -24,15 +24,28 @@ from solver.public.policy import Spot, spot_policy
 from solver.public.redeal import TALK
 
 
+OFF_PATH_REACH = 1e-6  # decisions reached less often than this are off the equilibrium path
+
+
 @dataclasses.dataclass(frozen=True)
 class Decision:
     """A decision's policy and action EVs (column by column, `Spot.columns`; EV NaN where the
-    decision is never reached) and its probability of being reached."""
+    decision is never reached), its probability of being reached with this hand (`reach`:
+    the deal, chance and both players' play) and the actor's own part of it (`own_reach`: the
+    product of his own action probabilities on the way)."""
 
     spot: Spot
     probabilities: np.ndarray
     values: np.ndarray
     reach: float
+    own_reach: float
+
+    @property
+    def off_path(self) -> bool:
+        """Whether the solution never plays to here: the actor's own play (almost) never does,
+        or the opponent's or chance never do. Its mix here is then arbitrary (the EVs still
+        hold against the opponent's strategy)."""
+        return self.own_reach < OFF_PATH_REACH or self.reach <= 0.0
 
 
 class DecisionReader:
@@ -61,7 +74,7 @@ class DecisionReader:
             weights, _, actions = talk_values(solver, self.talk, roots)[spot.node]
             hand = solver.tree.hands.index(spot.entry[0])
             return Decision(spot, probabilities, _per_weight(actions[hand], weights[hand]),
-                            float(weights[hand]))
+                            float(weights[hand]), 1.0)
         tree, player, node, branch = solver.tree, spot.player, spot.node, spot.branch
         stats = self.stats(branch)
         x = tree.entry_index(int(tree.node_list[node, player]), spot.entry)
@@ -69,8 +82,8 @@ class DecisionReader:
         chance = float(stats.chance[player, row])
         values = action_values(solver, solver.tables[branch], self.reaches[branch],
                                self.couplings[branch], [node])[node][x, :len(spot.columns)]
-        return Decision(spot, probabilities, _per_weight(values, chance),
-                        float(stats.own[player, row]) * chance)
+        own = float(stats.own[player, row])
+        return Decision(spot, probabilities, _per_weight(values, chance), own * chance, own)
 
 
 def decision_at(solver: PublicSolver, spot: Spot) -> Decision:

@@ -24,7 +24,6 @@ from solver.public.parts import public_parts
 from solver.results import is_combined, part_directory
 
 MAX_SHOWN = 12
-OFF_PATH_REACH = 1e-6  # decisions reached less often than this are off the equilibrium path
 CHART_KINDS = ("curve", "strategy", "bluff", "tables", "all")
 
 
@@ -376,12 +375,14 @@ def run_show(args) -> int:
     return 0
 
 
-def _reach_line(reach: float, hands: str = "hands") -> str:
-    """How often the equilibrium gets to a decision, and a warning where it (almost) never
-    does."""
-    if reach < OFF_PATH_REACH:
+def _reach_line(reach: float, hands: str = "hands", off_path: bool | None = None) -> str:
+    """How often the equilibrium gets to a decision, and a warning where it never does
+    (`off_path`; if not given: a reach below `OFF_PATH_REACH`)."""
+    from solver.analysis.decision import OFF_PATH_REACH
+
+    if off_path if off_path is not None else reach < OFF_PATH_REACH:
         return (f"  Reached in {100 * reach:.2g}% of {hands}: off the equilibrium path, this mix "
-                f"is arbitrary (any action is as good as another here).")
+                f"is arbitrary (the equilibrium never plays to here).")
     return f"  Reached in {100 * reach:.3g}% of {hands} (chance and both players' strategies)."
 
 
@@ -450,7 +451,7 @@ def _describe_spot(solver, decision) -> str:
                       f"  Strategy: {strategy}",
                       "  (EV: the player's points per hand from here if he plays that action, "
                       "the solution elsewhere)",
-                      _reach_line(decision.reach, hands)])
+                      _reach_line(decision.reach, hands, decision.off_path)])
 
 
 def _add_chart(subparsers) -> None:

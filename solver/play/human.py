@@ -40,6 +40,7 @@ class Advice:
 
     probabilities: dict[int, float]
     values: dict[int, float] | None
+    off_path: bool = False  # the solution never plays to here: its mix is arbitrary
 
 
 @dataclasses.dataclass
@@ -167,10 +168,10 @@ def _advice(solution: Solution | None, state) -> Advice | None:
     if solution is None:
         return None
     try:
-        probabilities, values = solution.advice(state)
+        probabilities, values, off_path = solution.advice(state)
     except OutsideSolution:
         return None
-    return Advice(probabilities, values)
+    return Advice(probabilities, values, off_path)
 
 
 def _table(state, seat: int, names: dict[int, str], advice: Advice | None) -> str:
@@ -189,6 +190,9 @@ def _table(state, seat: int, names: dict[int, str], advice: Advice | None) -> st
     stake = _stake(state)
     if stake is not None:
         lines.append(f"  Stake: {stake}")
+    if advice is not None and advice.off_path:
+        lines.append("  (off the solution's path: it never plays to here with this hand, so "
+                     "its mix is arbitrary; the EVs hold)")
     width = max(map(len, names.values()))
     for k, (action, name) in enumerate(names.items(), 1):
         extra = ""
@@ -239,5 +243,6 @@ def _review(reviewed: list[Reviewed]) -> str:
         if r.advice.values is not None:
             best = max(r.advice.values.values())
             cost = f"; cost {best - r.advice.values[r.chosen]:.3f} points"
-        lines.append(f"  {r.chosen_name} (solution: {mix}){cost}")
+        off = " (off its path: any mix)" if r.advice.off_path else ""
+        lines.append(f"  {r.chosen_name} (solution{off}: {mix}){cost}")
     return "\n".join(lines)

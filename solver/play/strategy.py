@@ -74,13 +74,14 @@ class Solution:
         return {action: iso_probabilities.get(iso, 0.0) / len(actions)
                 for iso, actions in by_class.items() for action in actions}
 
-    def advice(self, state) -> tuple[dict[int, float], dict[int, float] | None]:
-        """(`probabilities`, {legal action: EV} or None): the EV of each action for the player
-        to act, in points per hand, where the solution is a public-tree one."""
+    def advice(self, state) -> tuple[dict[int, float], dict[int, float] | None, bool]:
+        """(`probabilities`, {legal action: EV} or None, off path?): the EV of each action for
+        the player to act, in points per hand, and whether the solution never plays to this
+        decision (`Decision.off_path`), where the solution is a public-tree one."""
         name, by_class = self._name(state), self._classes(state)
         reader, spot = self._spot(name)
         if spot is None:
-            return self.probabilities(state), None
+            return self.probabilities(state), None, False
         if reader not in self._deciders:
             self._deciders[reader] = DecisionReader(reader)
         decision = self._deciders[reader].decision(spot)
@@ -89,7 +90,7 @@ class Solution:
         probabilities = {a: iso_probabilities.get(iso, 0.0) / len(actions)
                          for iso, actions in by_class.items() for a in actions}
         values = {a: float(iso_values[iso]) for iso, actions in by_class.items() for a in actions}
-        return probabilities, values
+        return probabilities, values, decision.off_path
 
     def _read(self, state):
         """({isomorphic action: probability}, {isomorphic action: [legal actions]})."""
