@@ -125,7 +125,8 @@ def play_match(game, opponent: Opponent, seat: int, seed: int, hint: bool,
 def _dealt_hand(state, seat: int) -> str:
     """The seat's hand as dealt (after a redeal, the new one), from his information state."""
     parts = state.information_state_string(seat).split(" | ")
-    return next((part.removeprefix("hand ") for part in parts if part.startswith("hand ")), "?")
+    hands = [part.removeprefix("hand ") for part in parts if part.startswith("hand ")]
+    return hands[-1] if hands else "?"
 
 
 def _banner(number: int, scores, seat: int, dealer: int, target: int) -> str:
@@ -177,13 +178,16 @@ def _advice(solution: Solution | None, state) -> Advice | None:
 def _table(state, seat: int, names: dict[int, str], advice: Advice | None) -> str:
     """The person's view: his information state in words and the numbered actions."""
     lines = []
-    for part in state.information_state_string(seat).split(" | ")[1:]:
+    parts = state.information_state_string(seat).split(" | ")[1:]
+    last_hand = max(k for k, part in enumerate(parts) if part.startswith("hand "))
+    for k, part in enumerate(parts):
         if re.match(r"\d:", part):
             moves = [("You" if move[0] == str(seat) else "Opponent") + ": " + move[2:]
                      for move in part.split(", ")]
             lines.append("  So far: " + " · ".join(moves))
         elif part.startswith("hand "):
-            lines.append("  Your hand: " + part.removeprefix("hand "))
+            label = "Your hand" if k == last_hand else "Your hand before the redeal"
+            lines.append(f"  {label}: " + part.removeprefix("hand "))
         else:
             text = part.replace(" ", ": ", 1)
             lines.append("  " + text[:1].upper() + text[1:])
