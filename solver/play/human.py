@@ -209,9 +209,14 @@ def _table(state, seat: int, names: dict[int, str], advice: Advice | None) -> st
     return "\n".join(lines)
 
 
-def _stake(state):
-    """The hand's current stake, where the game's state shows it."""
-    return getattr(getattr(state, "public", None), "stake", None)
+def _stake(state) -> str | None:
+    """The hand's current stake, where the game's state shows it (Le Truc: and whether a rest
+    was agreed, which makes the hand decide the match)."""
+    public = getattr(state, "public", None)
+    stake = getattr(public, "stake", None)
+    if stake is not None and getattr(public, "rest_agreed", False):
+        return "the match (rest agreed: whoever wins this hand wins the match)"
+    return None if stake is None else str(stake)
 
 
 def _ask(names: dict[int, str], read_line, write) -> int | None:
