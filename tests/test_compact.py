@@ -200,6 +200,21 @@ def test_public_truco_round_trip_and_measure(truco, tmp_path, capsys):
     assert run(capsys, "chart", result, "--kind", "tables", "--out", tmp_path / "c")[0] == 0
 
 
+def test_a_game_partly_compacted_is_completed(truco, tmp_path, capsys):
+    """Classes already compact (strategy.npz gone) are kept, the others compacted, and the
+    whole game's record equals that of compacting all at once."""
+    whole = copy_of(truco, tmp_path / "whole")
+    assert run(capsys, "compact", whole)[0] == 0
+    partly = copy_of(truco, tmp_path / "partly")
+    first = results.part_directory(partly, public_parts(load_game(TRUCO))[0])
+    assert run(capsys, "compact", first)[0] == 0
+    (first / results.STRATEGY_FILE).unlink()
+    code, out, _ = run(capsys, "compact", partly)
+    assert code == 0 and out.count("already compact") == 1
+    assert (results.read_summary(partly)["compact"]
+            == results.read_summary(whole)["compact"])
+
+
 def test_public_rows_left_at_zero_stay_zero_and_read_as_uniform(truco):
     game = load_game(TRUCO)
     original = results.load_result(results.part_directory(truco, public_parts(game)[0])).policy
@@ -252,6 +267,17 @@ def test_a_damaged_compact_file_is_one_line(tiny, tmp_path, capsys, content):
     code, _, err = run(capsys, "exploit", result)
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "not a compact strategy file" in err and "Traceback" not in err
+
+
+def test_an_already_compact_result_is_kept(tiny, tmp_path, capsys):
+    """A result holding only its measured compact file (a fresh clone's) is left as it is."""
+    result = copy_of(tiny, tmp_path)
+    assert run(capsys, "compact", result)[0] == 0
+    (result / results.STRATEGY_FILE).unlink()
+    before = {f.name: f.read_bytes() for f in result.iterdir()}
+    code, out, _ = run(capsys, "compact", result)
+    assert code == 0 and "already compact" in out
+    assert {f.name: f.read_bytes() for f in result.iterdir()} == before
 
 
 def test_compact_needs_the_strategy(tiny, tmp_path, capsys):

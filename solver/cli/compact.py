@@ -6,8 +6,9 @@ A full-size game's strategy.npz is too big to commit (git-ignored); its compact 
 far less than the a priori bound of `solver.compact`, so the command measures the strategy read
 back from the very bytes it writes, exactly (the engine's own best response), and records it in
 summary.json beside the original's: `"compact": {file, bytes, step, exploitability,
-game_value}`. A game solved vira class by vira class is compacted part by part, and its
-DIR/summary.json gets the weighted sums (`solve_parts.write_combined`).
+game_value}`. A game solved vira class by vira class is compacted part by part (a class that
+holds only its compact file, already measured, is kept as it is), and its DIR/summary.json gets
+the weighted sums (`solve_parts.write_combined`).
 """
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def run(args) -> int:
         if results.is_combined(directory):
             _compact_combined(directory)
         else:
-            _compact_result(directory)
+            _compact_or_keep(pathlib.Path(directory))
     return 0
 
 
@@ -65,9 +66,25 @@ def _check_compactable(directory: pathlib.Path) -> None:
     else:
         directories = [pathlib.Path(directory)]
     for each in directories:
-        if not (each / results.STRATEGY_FILE).exists():
+        if not (each / results.STRATEGY_FILE).exists() and not _already_compact(each):
             raise ValueError(f"{each}: no {results.STRATEGY_FILE} to compact (the compact file "
                              f"is made from it; solve the game first)")
+
+
+def _already_compact(directory: pathlib.Path) -> bool:
+    """Whether a result holds only its compact file, already measured (its strategy.npz gone,
+    as on a fresh clone): compacting keeps it as it is."""
+    return ((directory / COMPACT_FILE).exists()
+            and "compact" in results.read_summary(directory))
+
+
+def _compact_or_keep(directory: pathlib.Path) -> None:
+    """Compact one result directory, or say that it already is."""
+    if (directory / results.STRATEGY_FILE).exists():
+        _compact_result(directory)
+    else:
+        print(f"{directory}: already compact ({COMPACT_FILE}, no {results.STRATEGY_FILE})",
+              flush=True)
 
 
 def _compact_result(directory: pathlib.Path) -> dict:
@@ -116,7 +133,7 @@ def _compact_combined(directory: pathlib.Path) -> None:
     game = load_game_checked(results.read_summary(directory)["game"])
     parts = public_parts(game)
     for part in parts:
-        _compact_result(results.part_directory(directory, part))
+        _compact_or_keep(results.part_directory(directory, part))
     combined = write_combined(game, directory, parts)["compact"]
     print(f"{directory}: {combined['bytes']:,} bytes in all; exploitability "
           f"{combined['exploitability']:.6g} (weighted sum), value "
