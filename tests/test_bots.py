@@ -144,6 +144,10 @@ def test_match_summarize_pools_saved_runs(tmp_path, capsys):
     row = (f"| heuristic | random | 12 | {pooled.mean:+.3f} "
            f"| [{pooled.ci_low:+.3f}, {pooled.ci_high:+.3f}] |")
     assert row in printed and row in markdown.read_text()
+    timings = "<br>".join("; ".join(f"{run.move_ms[seat]['median']:.2f}, "
+                                    f"{run.move_ms[seat]['p95']:.2f}" for seat in "ab")
+                          for run in runs)  # a cell per run, the runs' lines in order
+    assert f"| {timings} |" in markdown.read_text()
     assert printed.count("--seed 1") == printed.count("--seed 2") == 1
     assert "Summarised by `tricksolver match --summarize" in markdown.read_text()
 

@@ -106,13 +106,23 @@ def _read_record(path: pathlib.Path) -> tuple[MatchSummary, str]:
 def _table_lines(summaries: list[MatchSummary], commands: list[str]) -> list[str]:
     """The game and one table row per pooled pairing, with the commands of its runs."""
     lines = [f"Game: `{summaries[0].game}`.", "",
-             "| bot A | bot B | deals | mean points per deal for A | 95% CI | command(s) |",
-             "|---|---|---|---|---|---|"]
+             "| bot A | bot B | deals | mean points per deal for A | 95% CI "
+             "| ms per move, A; B (median, p95) | command(s) |",
+             "|---|---|---|---|---|---|---|"]
     for pooled in pool_matches(summaries):
         runs = "<br>".join(f"`{commands[i]}`" for i in pooled.runs)
+        timings = "<br>".join(_move_ms_cell(summaries[i]) for i in pooled.runs)
         lines.append(f"| {pooled.bot_a} | {pooled.bot_b} | {pooled.deals} | {pooled.mean:+.3f} "
-                     f"| [{pooled.ci_low:+.3f}, {pooled.ci_high:+.3f}] | {runs} |")
+                     f"| [{pooled.ci_low:+.3f}, {pooled.ci_high:+.3f}] | {timings} | {runs} |")
     return lines
+
+
+def _move_ms_cell(summary: MatchSummary) -> str:
+    """`19.2, 34.7; 0.02, 0.03` (one run's move times), or — where the run was not timed."""
+    timed = summary.move_ms or {}
+    if not all(timed.get(seat, {}).get("moves") for seat in "ab"):
+        return "—"
+    return "; ".join(f"{timed[seat]['median']:.2f}, {timed[seat]['p95']:.2f}" for seat in "ab")
 
 
 def _markdown(table: list[str], command: str) -> str:
