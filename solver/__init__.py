@@ -5,7 +5,9 @@ Packages, one concern each:
              best-response kernels, the average policy (the exact reference path)
   public/    the public-tree engine for the Truc family (vectors over private hands)
   analysis/  decision contexts, strategy tables, bluffing and strategy charts
-  play/      bots and duplicate matches
+  play/      bots, duplicate matches, a person's match against a solution
+  matchgrid/ whole-match equilibrium: every score state's hand for the match-win
+             probability, by backward induction (serial or on Ray)
   cli/       the `tricksolver` commands
 and, shared by the engines: `cfr` (the iteration / evaluation / checkpoint loop), `schedules`
 (the CFR variants as per-iteration scalars), `results` (result directories), `compact`

@@ -23,6 +23,7 @@ from solver.registry import load_game
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TINY = "python_le_truc(num_ranks=3,hand_size=1,isomorphic=true,max_redeals=0)"
 SMALL = "python_le_truc(num_ranks=3,hand_size=2,isomorphic=true,max_redeals=0)"
+MATCH_TINY = "python_le_truc(num_ranks=3,hand_size=1,isomorphic=true,max_redeals=0,target=3)"
 
 
 def run(capfd, *argv) -> tuple[int, str, str]:
@@ -297,13 +298,14 @@ def test_show_by_hand_and_history(solved, capfd):
 
 
 def test_show_flags_decisions_off_the_equilibrium_path(solved):
+    from solver.analysis.decision import OFF_PATH_REACH
     from solver.analysis.history import info_state_reach
 
     saved = results.load_result(solved)
     reach = info_state_reach(load_game(saved.game_string), saved.policy)
     assert abs(sum(r for name, r in reach.items() if name.count("|") == 1
                    and name.startswith("p0")) - 1.0) < 1e-9  # p0's first decisions: all deals
-    off = [name for name, r in reach.items() if r < solution.OFF_PATH_REACH]
+    off = [name for name, r in reach.items() if r < OFF_PATH_REACH]
     assert off, "some decision is never reached at equilibrium"
     assert "off the equilibrium path" in solution._reach_line(reach[off[0]])
     assert "off the equilibrium path" not in solution._reach_line(0.25)
@@ -456,6 +458,15 @@ BAD_ARGUMENTS = [
     (["solve", "kuhn_poker", "--lock", "0=random", "--lock-contexts", "open"], "python_le_truc"),
     (["solve", "kuhn_poker", "--lock", "0=heuristic"], "heuristic"),
     (["solve", "python_two_ten_jack", "--lock", "0=random"], "too many for the history tree"),
+    (["solve-match", "python_two_ten_jack"], "Truc-family"),
+    (["solve-match", MATCH_TINY, "-p", "score0=1"], "sets the score"),
+    (["solve-match", MATCH_TINY, "--target-exploitability", "0"], "--target-exploitability"),
+    (["solve-match", MATCH_TINY, "--workers", "0"], "--workers"),
+    (["solve-match", MATCH_TINY, "--iterations", "-1"], "--iterations"),
+    (["solve-match", MATCH_TINY, "--out", "RESULT"], "not a match solve"),
+    (["solve-match", "python_le_truc(isomorphic=true)"], "public tree"),
+    (["solve-match", "python_truco_paulista(num_players=4)"], "two-player"),
+    (["show", "RESULT", "--score", "1-1"], "match solve"),
     (["show", "MISSING", "--hand", "7"], ""),
     (["show", "CORRUPT", "--hand", "7"], ""),
     (["show", "RESULT", "--infostate", "no such thing"], "no information state"),

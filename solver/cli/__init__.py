@@ -18,6 +18,7 @@ from solver.cli.help import HelpFormatter
 COMMAND_MODULES = (
     "solver.cli.solve",
     "solver.cli.solve_lock",  # adds --lock to solve (no command of its own): after solve
+    "solver.cli.solve_match",
     "solver.cli.solution",
     "solver.cli.compact",
     "solver.cli.match",

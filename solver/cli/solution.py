@@ -78,6 +78,8 @@ def run_exploit(args) -> int:
     if is_combined(directory):
         return _exploit_combined(directory)
     saved = results.load_result(directory)
+    if saved.summary.get("objective") == "match":  # a state of solve-match: its utilities
+        return _exploit_match_state(saved)
     game = load_game_checked(results.base_game_string(saved.game_string))
     if isinstance(saved.policy, AveragePolicy):
         value = exploitability(game, saved.policy)
@@ -89,6 +91,19 @@ def run_exploit(args) -> int:
     print(f"exploitability  {value:.9g} points per hand (recomputed{compact})")
     if recorded is not None:
         print(f"summary.json    {recorded:.9g} (difference {abs(value - recorded):.2g}{compact})")
+    return 0
+
+
+def _exploit_match_state(saved) -> int:
+    """`exploit` of one state of a match solve, in match-win probability."""
+    from solver.cli.solve_match import exploit_match_state
+
+    value = exploit_match_state(saved)
+    recorded = saved.summary["exploitability"]
+    print(f"game            {saved.game_string}")
+    print(f"exploitability  {value:.9g} match-win probability (recomputed with the state's "
+          f"terminal utilities)")
+    print(f"summary.json    {recorded:.9g} (difference {abs(value - recorded):.2g})")
     return 0
 
 
@@ -260,6 +275,9 @@ def _add_show(subparsers) -> None:
                         "decision); '*' for any (history-engine results)")
     parser.add_argument("--player", type=int, choices=(0, 1),
                         help="with --hand: only this player's decisions")
+    parser.add_argument("--score", metavar="A-B[-dD]",
+                        help="RESULT is a match solve (solve-match): the state at scores A-B "
+                        "with dealer D (default 1: player 0 leads), e.g. 10-7-d0")
     parser.set_defaults(func=run_show)
 
 
@@ -358,6 +376,10 @@ def run_show(args) -> int:
     from solver.analysis.contexts import describe_decision
     from solver.analysis.history import info_state_reach
 
+    if args.score is not None:
+        from solver.cli.solve_match import state_directory_for
+
+        args.result = state_directory_for(args.result, args.score)
     if is_combined(args.result):
         return _show_public(*_part_solver(args), args)
     saved = results.load_result(args.result)
@@ -479,7 +501,13 @@ def run_chart(args) -> int:
     from solver.analysis import charts
 
     first = args.results[0]
-    if is_combined(first):  # Truco solved vira class by vira class
+    if (first / "match_values.csv").exists():  # a match solve: its heat map
+        from solver.cli.solve_match import chart_match
+
+        if len(args.results) > 1:
+            raise ValueError(f"{first} is a match solve: chart it on its own")
+        written = chart_match(first, args.out)
+    elif is_combined(first):  # Truco solved vira class by vira class
         if len(args.results) > 1:
             raise ValueError(f"{first} holds a game solved vira class by vira class: chart it "
                              f"on its own")

@@ -1,0 +1,130 @@
+"""Running a match solve: positions in dependency order, serially or on Ray, resumable.
+
+A position (both dealers at one score) can be solved once every position its hands can reach
+is (`MatchSpec.depends_on`: the same score0 with a higher score1, or the reverse), so the
+positions form a DAG, topologically ordered by decreasing total score; positions of equal
+total never depend on each other. `solve_match` walks that DAG, hands each ready position
+with the values it needs to an executor (`SerialExecutor` here, in process;
+`solver.matchgrid.ray_executor.RayExecutor`, one Ray task per position), and saves every
+state as it comes back (`solver.matchgrid.store`). Positions are submitted in solving order
+and each task's result depends only on its inputs, so every executor gives the same table,
+bit for bit. At most `executor.capacity` positions are in flight: a killed run loses those
+only.
+"""
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+from typing import Callable, Protocol
+
+from solver.matchgrid import store
+from solver.matchgrid.engine import HistoryEngine
+from solver.matchgrid.fixed_point import Settings, StateSolution, solve_position
+from solver.matchgrid.states import MatchSpec, ScoreState
+
+
+class Executor(Protocol):
+    """Runs positions: `submit` one, `next_finished` blocks until one is done."""
+
+    capacity: int
+
+    def submit(self, position: tuple[int, int], known: dict) -> None:
+        """Start solving `position` with the values `known` of the states it reaches."""
+
+    def next_finished(self) -> tuple[tuple[int, int], list[StateSolution]]:
+        """A finished position and its two states' solutions (dealer 0 first)."""
+
+    def close(self) -> None:
+        """Release what the executor holds."""
+
+
+def solve_one(spec: MatchSpec, settings: Settings, algorithm: str, cache: bool,
+              position: tuple[int, int], known: dict) -> list[StateSolution]:
+    """One position with a fresh history engine; the warm-start state is dropped (it is not
+    saved, and need not travel back from a Ray worker)."""
+    engine = HistoryEngine(algorithm=algorithm, cache=cache)
+    solutions = solve_position(spec, engine, position, known, settings)
+    return [_without_solver_state(solution) for solution in solutions]
+
+
+def _without_solver_state(solution: StateSolution) -> StateSolution:
+    """`solution` without the regrets of its last solve."""
+    return dataclasses.replace(solution, hand=dataclasses.replace(solution.hand, state=None))
+
+
+class SerialExecutor:
+    """Solves each position in this process when asked for it."""
+
+    capacity = 1
+
+    def __init__(self, spec: MatchSpec, settings: Settings, algorithm: str, cache: bool):
+        self.task = (spec, settings, algorithm, cache)
+        self.queue: list[tuple[tuple[int, int], dict]] = []
+
+    def submit(self, position: tuple[int, int], known: dict) -> None:
+        """Queue `position`."""
+        self.queue.append((position, known))
+
+    def next_finished(self) -> tuple[tuple[int, int], list[StateSolution]]:
+        """Solve the first queued position now."""
+        position, known = self.queue.pop(0)
+        return position, solve_one(*self.task, position, known)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def run_settings(spec: MatchSpec, settings: Settings, algorithm: str, engine: str) -> dict:
+    """What a resumed run must share with the run that saved the states."""
+    return {"match_game": spec.game, "engine": engine, "algorithm": algorithm,
+            "target_exploitability": settings.target_exploitability,
+            "iterations_per_state": settings.iterations, "eval_every": settings.eval_every,
+            "fixed_point_tolerance": settings.fixed_point_tolerance}
+
+
+def solve_match(spec: MatchSpec, directory: pathlib.Path, settings: Settings,
+                executor: Executor, run: dict, resume: bool = False,
+                on_state: Callable[[StateSolution], None] | None = None,
+                on_resumed: Callable[[int], None] | None = None) -> dict[ScoreState, dict]:
+    """Solve every state of `spec` into `directory`; {state: record} of all states.
+
+    Without `resume`, a directory that already holds solved states is refused (ValueError);
+    with it, they are kept and skipped (states of a half-saved position are solved again).
+    `on_resumed(count)` is told how many states were kept, `on_state` is called with each
+    state solved in this run. The executor is closed at the end, also on errors.
+    """
+    try:
+        records = store.load_states(directory, spec, run)
+        if records and not resume:
+            raise ValueError(f"{directory} already holds {len(records)} solved states: add "
+                             f"--resume to continue, or choose another --out")
+        done = {state.position for state in records
+                if ScoreState(*state.position, 1 - state.dealer) in records}
+        records = {state: record for state, record in records.items()
+                   if state.position in done}
+        if on_resumed is not None and records:
+            on_resumed(len(records))
+        pending = [p for p in spec.positions() if p not in done]
+        in_flight: set[tuple[int, int]] = set()
+        while pending or in_flight:
+            for position in list(pending):
+                if len(in_flight) >= executor.capacity:
+                    break
+                needs = spec.depends_on(position)
+                if all(p in done for p in needs):
+                    known = {state: (records[state]["p0_win"], records[state]["error_bound"])
+                             for p in needs for state in (ScoreState(*p, 0), ScoreState(*p, 1))}
+                    executor.submit(position, known)
+                    pending.remove(position)
+                    in_flight.add(position)
+            position, solutions = executor.next_finished()
+            for solution in solutions:
+                store.save_state(directory, solution, run)
+                records[solution.state] = store.state_record(solution)
+                if on_state is not None:
+                    on_state(solution)
+            in_flight.discard(position)
+            done.add(position)
+    finally:
+        executor.close()
+    return records

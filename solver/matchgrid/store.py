@@ -1,0 +1,157 @@
+"""A match solve on disk: one result directory per score state, the table and the summary.
+
+    DIR/states/A-B-dD/      a state's solution, a result directory (`solver.results`):
+        strategy.npz        the hand game's average policy for the match objective
+        curve.csv           exploitability at each evaluation (win-probability units)
+        summary.json        the hand game string, `objective: match`, exploitability and value
+                            in win-probability units, and under `match` the state's figures
+                            (bracket, error bound, utilities of the terminals, fixed point)
+    DIR/match_values.csv    score0,score1,dealer,p0_win: one row per state
+    DIR/summary.json        the match: game, settings, per-state figures, totals, how each
+                            figure was obtained
+    DIR/charts/             the heat map of p0_win per dealer (`solver.matchgrid.chart`)
+
+A state directory is written whole under a temporary name and renamed into place, so a
+killed run leaves finished states complete and no partial one (`--resume` skips the finished
+and removes the leftovers). `tricksolver show` reads a state directory as any hand-level
+result; `tricksolver exploit` recomputes its exploitability with its terminal utilities.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import pathlib
+import shutil
+
+from solver import results
+from solver.matchgrid.fixed_point import StateSolution
+from solver.matchgrid.states import LABEL, MatchSpec, ScoreState, parse_label
+
+STATES_DIR = "states"
+VALUES_FILE = "match_values.csv"
+VALUES_HEADER = ("score0", "score1", "dealer", "p0_win")
+OBJECTIVE = "match"
+UNITS = "probability that player 0 wins the match"
+
+
+def state_directory(directory: pathlib.Path, state: ScoreState) -> pathlib.Path:
+    """DIR/states/A-B-dD."""
+    return pathlib.Path(directory) / STATES_DIR / state.label
+
+
+def is_match_directory(directory: pathlib.Path) -> bool:
+    """Whether `directory` holds a match solve (finished or not)."""
+    return (pathlib.Path(directory) / STATES_DIR).is_dir()
+
+
+def save_state(directory: pathlib.Path, solution: StateSolution, run: dict) -> None:
+    """Write one state's result directory (atomically: temporary directory, then rename)."""
+    final = state_directory(directory, solution.state)
+    temporary = final.with_name(f".tmp-{final.name}-{os.getpid()}")
+    shutil.rmtree(temporary, ignore_errors=True)
+    hand = solution.hand
+    curve = [(i, s, e / 2) for i, s, e in hand.curve]  # utility units -> win probability
+    summary = {
+        "game": solution.game_string,
+        "game_short_name": results.game_short_name(solution.game_string),
+        "params_hash": results.params_hash(solution.game_string),
+        "objective": OBJECTIVE,
+        "units": UNITS,
+        **run,
+        "iterations": solution.iterations,
+        "exploitability": solution.exploitability,
+        "game_value": solution.p0_win,
+        "seconds": solution.seconds,
+        "compile_seconds": solution.compile_seconds,
+        "match": state_record(solution),
+    }
+    results.save_result(temporary, hand.policy, curve, summary)
+    if final.exists():
+        shutil.rmtree(final)
+    os.rename(temporary, final)
+
+
+def state_record(solution: StateSolution) -> dict:
+    """The figures of one state, as summary.json keeps them."""
+    return {
+        "state": solution.state.label,
+        "p0_win": solution.p0_win,
+        "p0_win_bracket": [solution.p0_win_low, solution.p0_win_high],
+        "exploitability": solution.exploitability,
+        "error_bound": solution.error_bound,
+        "iterations": solution.iterations,
+        "seconds": solution.seconds,
+        "compile_seconds": solution.compile_seconds,
+        "position_seconds": solution.position_seconds,
+        "fixed_point_rounds": solution.rounds,
+        "fixed_point_residual": solution.residual,
+        "void_probability_bound": solution.void_probability_bound,
+        "successors": solution.successors,
+        "utility_of_points": [[points, utility] for points, utility
+                              in sorted(solution.utility_of_points.items())],
+    }
+
+
+def load_states(directory: pathlib.Path, spec: MatchSpec, run: dict) -> dict[ScoreState, dict]:
+    """{state: its `match` record} of every finished state in DIR/states (leftovers of a
+    killed run removed); ResultError if one was solved for another game or with other
+    settings."""
+    root = pathlib.Path(directory) / STATES_DIR
+    found = {}
+    if not root.is_dir():
+        return found
+    for path in sorted(root.iterdir()):
+        if path.name.startswith(".tmp-"):
+            shutil.rmtree(path, ignore_errors=True)
+            continue
+        if not LABEL.match(path.name) or not (path / results.SUMMARY_FILE).exists():
+            continue
+        summary = results.read_summary(path)
+        state = parse_label(path.name)
+        if summary.get("game") != spec.hand_game_string(state):
+            raise results.ResultError(f"{path}: solved for {summary.get('game')!r}, not for "
+                                      f"this match's hand at {state.label}; use another --out")
+        for key, value in run.items():
+            if summary.get(key) != value:
+                raise results.ResultError(
+                    f"{path}: solved with {key}={summary.get(key)!r}, not {value!r}; use the "
+                    f"same settings to resume, or another --out")
+        found[state] = summary["match"]
+    return found
+
+
+def values_csv(records: dict[ScoreState, dict]) -> str:
+    """match_values.csv: one row per state, by score0, score1, dealer."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(VALUES_HEADER)
+    for state in sorted(records):
+        writer.writerow((state.score0, state.score1, state.dealer,
+                         f"{records[state]['p0_win']:.9f}"))
+    return buffer.getvalue()
+
+
+def read_values(directory: pathlib.Path) -> dict[ScoreState, float]:
+    """{state: p0_win} of DIR/match_values.csv (ResultError if missing or malformed)."""
+    path = pathlib.Path(directory) / VALUES_FILE
+    if not path.exists():
+        raise results.ResultError(f"{path}: no such file (is {directory} a finished match "
+                                  f"solve? run solve-match --resume)")
+    try:
+        rows = list(csv.reader(path.read_text().splitlines()))
+        if tuple(rows[0]) != VALUES_HEADER:
+            raise ValueError(f"header {rows[0]} is not {list(VALUES_HEADER)}")
+        return {ScoreState(int(a), int(b), int(d)): float(v) for a, b, d, v in rows[1:]}
+    except (ValueError, IndexError) as error:
+        raise results.ResultError(f"{path}: not a match table ({error})") from error
+
+
+def write_match(directory: pathlib.Path, spec: MatchSpec, records: dict[ScoreState, dict],
+                summary: dict) -> None:
+    """Write match_values.csv, then summary.json (atomically each)."""
+    directory = pathlib.Path(directory)
+    results.atomic_write_bytes(directory / VALUES_FILE, values_csv(records).encode())
+    text = json.dumps(summary, indent=1) + "\n"
+    results.atomic_write_bytes(directory / results.SUMMARY_FILE, text.encode())
