@@ -47,7 +47,6 @@ class Advice:
 class Reviewed:
     """One decision of the person: what he chose, and the solution's advice there."""
 
-    state_text: str
     chosen: int
     chosen_name: str
     advice: Advice | None
@@ -158,8 +157,7 @@ def _play_hand(game, opponent: Opponent, seat: int, rng, hint: bool, read_line, 
         if action is None:
             return state, True, reviewed
         write(f"You: {names[action]}")
-        reviewed.append(Reviewed(state.information_state_string(seat), action, names[action],
-                                 advice, names))
+        reviewed.append(Reviewed(action, names[action], advice, names))
         state.apply_action(action)
     return state, False, reviewed
 
