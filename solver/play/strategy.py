@@ -70,9 +70,7 @@ class Solution:
 
     def probabilities(self, state) -> dict[int, float]:
         """{legal action: probability} of the solution at `state` (its player to act)."""
-        iso_probabilities, by_class = self._read(state)
-        return {action: iso_probabilities.get(iso, 0.0) / len(actions)
-                for iso, actions in by_class.items() for action in actions}
+        return _shared(*self._read(state))
 
     def advice(self, state) -> tuple[dict[int, float], dict[int, float] | None, bool]:
         """(`probabilities`, {legal action: EV} or None, off path?): the EV of each action for
@@ -86,9 +84,7 @@ class Solution:
             self._deciders[reader] = DecisionReader(reader)
         decision = self._deciders[reader].decision(spot)
         iso_values = dict(zip(spot.actions, decision.values))
-        iso_probabilities = dict(zip(spot.actions, decision.probabilities))
-        probabilities = {a: iso_probabilities.get(iso, 0.0) / len(actions)
-                         for iso, actions in by_class.items() for a in actions}
+        probabilities = _shared(dict(zip(spot.actions, decision.probabilities)), by_class)
         values = {a: float(iso_values[iso]) for iso, actions in by_class.items() for a in actions}
         return probabilities, values, decision.off_path
 
@@ -150,6 +146,14 @@ class Solution:
             else:
                 self._readers[label] = saved
         return self._readers[label]
+
+
+def _shared(iso_probabilities: dict[int, float], by_class: dict[int, list[int]]
+            ) -> dict[int, float]:
+    """{legal action: probability}: each isomorphic action's probability shared evenly among
+    the concrete actions that are it."""
+    return {action: iso_probabilities.get(iso, 0.0) / len(actions)
+            for iso, actions in by_class.items() for action in actions}
 
 
 def swap_seats(name: str) -> str:
