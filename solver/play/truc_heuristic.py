@@ -203,16 +203,14 @@ def _relative(me: int, side: int) -> int:
 
 
 class TrucFamilyHeuristicBot(pyspiel.Bot):
-    """Base of the two bots: `action_probabilities` is the policy, `step` samples it."""
+    """What the two bots share: `step` samples the policy that each defines as its
+    `action_probabilities` ({action: probability} at a state, by the rules of the module
+    docstring)."""
 
     def __init__(self, seed: int):
         """A bot whose bluffs draw from `np.random.default_rng(seed)`."""
         pyspiel.Bot.__init__(self)
         self._rng = np.random.default_rng(seed)
-
-    def action_probabilities(self, state) -> dict[int, float]:
-        """{action: probability} at `state`: the game's rules (see the module docstring)."""
-        raise NotImplementedError
 
     def step(self, state) -> int:
         """An action drawn from `action_probabilities`."""
