@@ -151,6 +151,11 @@ class Rules:
         rest_value = self.target - min(self.scores) if self.allow_rest else 0
         return max(self.ladder.top, rest_value)
 
+    def tree_scores(self) -> tuple[int, int]:
+        """Scores at which the hand's play is the same as at these (the scores change only
+        what a terminal marked `whole_match` scores): any, so 0-0."""
+        return 0, 0
+
     def max_betting_actions_per_card_turn(self) -> int:
         """A bet, its chain of answers (counter-raises climb the ladder), then the card or fold."""
         return 1 + len(self.ladder.values) + 1 + 1
@@ -183,7 +188,7 @@ class PublicState(tricks.PublicMachine):
 
     __slots__ = ("rules", "phase", "redeals", "leader", "card_player", "to_act", "trick",
                  "trick_winners", "stake", "pending", "proposer", "last_raiser",
-                 "bet_this_turn", "rest_agreed", "winner", "points")
+                 "bet_this_turn", "rest_agreed", "winner", "points", "whole_match")
 
     def __init__(self, rules: Rules):
         self.rules = rules
@@ -202,6 +207,7 @@ class PublicState(tricks.PublicMachine):
         self.rest_agreed = False
         self.winner = -1  # scoring player, or tricks.ALL_TIED for a void hand
         self.points = 0
+        self.whole_match = False  # the points are what the winner needed to win the match
 
     # --- queries -----------------------------------------------------------------------------
     def is_over(self) -> bool:
@@ -265,8 +271,7 @@ class PublicState(tricks.PublicMachine):
         elif action == AGREE:
             self.phase, self.redeals = Phase.DEAL, self.redeals + 1
         elif action == FOLD:
-            opponent = 1 - self.card_player
-            self._end(opponent, self._match_points(opponent) if self.rest_agreed else self.stake)
+            self._score(1 - self.card_player, for_match=self.rest_agreed)
         elif self.pending is None:  # Raise or Rest at a card turn
             self.pending, self.proposer, self.bet_this_turn = action, self.card_player, True
             self.to_act = 1 - self.card_player
@@ -280,18 +285,17 @@ class PublicState(tricks.PublicMachine):
             self.rest_agreed = True
             self._close_proposal()
         elif action == REFUSE:
-            self._end(self.proposer, self._refusal_points())
+            self._score(self.proposer, for_match=(self.pending == REST
+                                                  and rules.rest_refusal == "match"))
 
     def _close_proposal(self) -> None:
         self.pending, self.proposer, self.to_act = None, -1, self.card_player
 
-    def _refusal_points(self) -> int:
-        if self.pending == REST and self.rules.rest_refusal == "match":
-            return self._match_points(self.proposer)
-        return self.stake
-
-    def _match_points(self, player: int) -> int:
-        return self.rules.target - self.rules.scores[player]
+    def _score(self, winner: int, for_match: bool) -> None:
+        """The hand ends: `winner` scores the stake or, `for_match` (a rest agreed, or refused
+        under rest_refusal=match), what he needs to win the match."""
+        points = self.rules.target - self.rules.scores[winner] if for_match else self.stake
+        self._end(winner, points, for_match)
 
     def play(self, rank: int) -> None:
         """The card player plays a card of this rank (LT-5, LT-6)."""
@@ -307,10 +311,11 @@ class PublicState(tricks.PublicMachine):
         if result == tricks.ALL_TIED:
             self._end(tricks.ALL_TIED, 0)
         elif result != tricks.UNDECIDED:
-            self._end(result, self._match_points(result) if self.rest_agreed else self.stake)
+            self._score(result, for_match=self.rest_agreed)
 
-    def _end(self, winner: int, points: int) -> None:
+    def _end(self, winner: int, points: int, whole_match: bool = False) -> None:
         self.phase, self.winner, self.points = Phase.OVER, winner, points
+        self.whole_match = whole_match
         self.to_act = -1
 
     def returns(self) -> list[float]:

@@ -156,6 +156,12 @@ class PublicGame(abc.ABC):
     down (`card_action(c, True, ...)`, `play_card(public, c, True)`): which class he covered
     then stays his private knowledge, and the payoff of every terminal depends on public
     information only.
+
+    For match solving (`solver.matchgrid.public_engine`) a terminal machine says whether its
+    points are what the winner needed to win the match (`whole_match`: a rest, a forfeited
+    match) rather than a stake, and the game's rules name the scores at which the hand is
+    played on the same tree (`Rules.tree_scores()`): states that share a tree differ only in
+    what the `whole_match` terminals score.
     """
 
     label: str = ""

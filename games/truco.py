@@ -211,6 +211,14 @@ class Rules:
         forfeit = self.target - min(self.scores) if self.kind == Kind.ELEVEN else 0
         return max(LADDER.top, forfeit)
 
+    def tree_scores(self) -> tuple[int, int]:
+        """Scores at which the hand's play is the same as at these (the scores change only
+        what a terminal marked `whole_match` scores): a side's score matters only at eleven
+        (the hand of eleven, the iron hand), unless `raise_cap` reads the scores."""
+        if self.raise_cap != "none":
+            return self.scores
+        return tuple(score if score == self.target - 1 else 0 for score in self.scores)
+
     def max_game_length(self) -> int:
         """Eleven decision, every card, and at most three answers per ladder step."""
         return 1 + self.num_players * self.hand_size + 3 * (len(LADDER.values) - 1)
@@ -238,7 +246,7 @@ class PublicState(tricks.PublicMachine):
 
     __slots__ = ("rules", "phase", "round_plays", "round_winners", "leader", "card_player",
                  "to_act", "stake", "pending", "proposer", "answer_index", "last_raising_side",
-                 "bet_this_turn", "covered_sides", "winner", "points")
+                 "bet_this_turn", "covered_sides", "winner", "points", "whole_match")
 
     def __init__(self, rules: Rules):
         self.rules = rules
@@ -255,6 +263,7 @@ class PublicState(tricks.PublicMachine):
         self.covered_sides = ()  # sides that covered a card this round
         self.winner = -1  # scoring side, or tricks.ALL_TIED when nobody scores
         self.points = 0
+        self.whole_match = False  # the points are what the winner needed to win the match
 
     # --- queries -----------------------------------------------------------------------------
     def is_over(self) -> bool:
@@ -362,7 +371,7 @@ class PublicState(tricks.PublicMachine):
         rules = self.rules
         if rules.kind == Kind.ELEVEN:  # truco_in_hand_of_11="forfeit": the raiser loses the match
             opponents = 1 - rules.side(self.card_player)
-            self._end(opponents, rules.target - rules.scores[opponents])
+            self._end(opponents, rules.target - rules.scores[opponents], whole_match=True)
             return
         self.bet_this_turn = True
         self._propose(self.card_player)
@@ -399,8 +408,9 @@ class PublicState(tricks.PublicMachine):
             seat = rules.dealer if rules.all_tied == "dealer" else rules.mao
             self._end(rules.side(seat), self.stake)
 
-    def _end(self, winner: int, points: int) -> None:
+    def _end(self, winner: int, points: int, whole_match: bool = False) -> None:
         self.phase, self.winner, self.points = Phase.OVER, winner, points
+        self.whole_match = whole_match
         self.to_act = -1
 
     def returns(self) -> list[float]:

@@ -1,6 +1,7 @@
-"""Match-level solving (issue 13, phase 1: the history engine): the match table against the
-whole match solved as one extensive-form game, its fixed point, the players' symmetry, Ray
-against the serial path, resuming after SIGKILL, and the command's files."""
+"""Match-level solving (issue 13): the match table against the whole match solved as one
+extensive-form game, its fixed point, the players' symmetry, the public-tree engine pinned to
+the history engine, Ray against the serial path, resuming after SIGKILL, and the command's
+files."""
 from __future__ import annotations
 
 import json
@@ -21,7 +22,8 @@ from solver.history.tree import TERMINAL, compile_game
 from solver.matchgrid import HistoryEngine, MatchSpec, ScoreState, SerialExecutor, Settings
 from solver.matchgrid import solve_match, store
 from solver.matchgrid.engine import reweighted
-from solver.matchgrid.runner import run_settings
+from solver.matchgrid.public_engine import PublicEngine
+from solver.matchgrid.runner import EngineChoice, run_settings
 from solver.matchgrid.whole_match import WholeMatchGame
 
 # the issue's tiny variant: one card from 3 ranks, match to 3 (every rule on: rest, fold)
@@ -36,18 +38,23 @@ TINY_ARGS = ["python_le_truc", "-p", "num_ranks=3", "-p", "hand_size=1", "-p", "
              "-p", "max_redeals=0", "-p", "target=3"]
 
 
-def solve_table(game: str, directory: pathlib.Path, executor=None) -> dict[ScoreState, dict]:
+PUBLIC = EngineChoice("public", cache=True)  # what solve-match uses for Le Truc
+HISTORY = EngineChoice("history", cache=True)
+
+
+def solve_table(game: str, directory: pathlib.Path, executor=None,
+                choice: EngineChoice = PUBLIC, seat_symmetry: bool = True
+                ) -> dict[ScoreState, dict]:
     """The match table of `game` solved into `directory` (serially unless told)."""
     spec = MatchSpec.of_game(game)
-    settings = Settings(target_exploitability=TARGET)
-    executor = executor or SerialExecutor(spec, settings, "dcfr", True)
-    return solve_match(spec, directory, settings, executor,
-                       run_settings(spec, settings, "dcfr", "history"))
+    settings = Settings(target_exploitability=TARGET, seat_symmetry=seat_symmetry)
+    executor = executor or SerialExecutor(spec, settings, choice)
+    return solve_match(spec, directory, settings, executor, run_settings(spec, settings, choice))
 
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory, tree_cache):
-    """(directory, records) of TINY solved serially."""
+    """(directory, records) of TINY solved serially (public engine, the command's default)."""
     directory = tmp_path_factory.mktemp("tiny")
     return directory, solve_table(TINY, directory)
 
@@ -157,8 +164,9 @@ def _with_utility(tree, mask, utility):
 
 
 def test_the_table_is_a_fixed_point(tiny, tree_cache):
-    """Re-solving each state's hand from scratch with the table's own utilities gives back
-    its value, within the two exploitabilities (and the fixed point's residual)."""
+    """Re-solving each state's hand from scratch on the history tree with the table's own
+    utilities gives back its value, within the two exploitabilities (and the fixed point's
+    residual)."""
     _, records = tiny
     spec = MatchSpec.of_game(TINY)
     engine = HistoryEngine()
@@ -174,12 +182,26 @@ def test_the_table_is_a_fixed_point(tiny, tree_cache):
         assert win(again.value_low) - slack <= record["p0_win"] <= win(again.value_high) + slack
 
 
-def test_symmetry_of_the_seats(tiny):
-    _, records = tiny
-    for state, record in records.items():
-        mirror = records[state.mirrored()]
+def test_symmetry_of_the_seats_solved_both_ways_and_the_halved_table(tiny, tmp_path,
+                                                                       tree_cache):
+    """Every position solved (no symmetry assumed): V(a, b, d) = 1 - V(b, a, 1 - d) within
+    the error bounds, and the default table, which solves only score0 >= score1 and mirrors
+    the rest, equals it within the bounds."""
+    directory, halved = tiny
+    full = solve_table(TINY, tmp_path, seat_symmetry=False)
+    assert not any("mirror_of" in record for record in full.values())
+    for state, record in full.items():
+        mirror = full[state.mirrored()]
         assert abs(record["p0_win"] - (1 - mirror["p0_win"])) <= (
             record["error_bound"] + mirror["error_bound"])
+        assert abs(record["p0_win"] - halved[state]["p0_win"]) <= (
+            record["error_bound"] + halved[state]["error_bound"])
+        if state.score0 < state.score1:
+            assert halved[state]["mirror_of"] == state.mirrored().label
+            assert halved[state]["iterations"] == 0
+            assert halved[state]["p0_win"] == 1 - halved[state.mirrored()]["p0_win"]
+        else:
+            assert "mirror_of" not in halved[state] and halved[state]["iterations"] > 0
 
 
 def test_a_state_is_within_its_bracket_and_its_error_bound_is_finite(tiny):
@@ -191,6 +213,56 @@ def test_a_state_is_within_its_bracket_and_its_error_bound_is_finite(tiny):
         assert record["exploitability"] <= record["error_bound"] < 0.01
 
 
+# --- the public-tree engine, pinned to the history engine ------------------------------------
+
+SMALL = "python_le_truc(num_ranks=4,hand_size=2,isomorphic=true,max_redeals=0)"
+SMALL_REDEAL = "python_le_truc(num_ranks=4,hand_size=2,isomorphic=true,max_redeals=1)"
+STATES = (ScoreState(0, 0, 1), ScoreState(10, 7, 0), ScoreState(3, 9, 1), ScoreState(11, 4, 0))
+
+
+def _utility(points: float) -> float:
+    """A utility that is not proportional to the points (as a match's is not)."""
+    return (points / 12.0) ** 3 + 0.05 * (points > 0)
+
+
+@pytest.mark.parametrize("game", [SMALL, SMALL_REDEAL])
+def test_the_public_engine_solves_each_state_as_the_history_engine_does(game, tree_cache):
+    """Same outcomes (the rest re-scored on the shared tree); without a redeal the same
+    iterations (equal value brackets after 30 DCFR iterations) and the same void bound; with
+    one, brackets of the same value (they overlap: after a redeal the public engine's strategy
+    forgets the hand set aside, `solver.public.redeal`) and the union bound of the void
+    probability (at least the exact one, at most twice it)."""
+    spec = MatchSpec.of_game(game)
+    history, public = HistoryEngine(), PublicEngine()
+    for state in STATES:
+        hand = spec.hand_game_string(state)
+        outcomes = history.outcomes(hand)
+        assert public.outcomes(hand) == outcomes
+        utility = {points: _utility(points) for points in outcomes}
+        a = history.solve(hand, utility, target_exploitability=1e-12, iterations=30)
+        b = public.solve(hand, utility, target_exploitability=1e-12, iterations=30)
+        assert b.iterations == a.iterations == 30
+        exact, bound = history.max_void_probability(hand), public.max_void_probability(hand)
+        if "max_redeals=0" in game:
+            assert b.value_low == pytest.approx(a.value_low, abs=1e-6)
+            assert b.value_high == pytest.approx(a.value_high, abs=1e-6)
+            assert bound == pytest.approx(exact, abs=1e-12)
+        else:
+            assert max(a.value_low, b.value_low) <= min(a.value_high, b.value_high) + 1e-12
+            assert exact - 1e-12 <= bound <= 2 * exact + 1e-12
+    dealers = {public.shared(spec.hand_game_string(s)).tree for s in STATES}
+    assert len(dealers) == 2  # one tree per dealer, whatever the scores
+
+
+def test_the_public_and_history_tables_agree(tiny, tmp_path, tree_cache):
+    _, records = tiny
+    on_history = solve_table(TINY, tmp_path, choice=HISTORY)
+    for state, record in records.items():
+        other = on_history[state]
+        assert abs(record["p0_win"] - other["p0_win"]) <= (
+            record["exploitability"] + other["exploitability"] + 1e-9)
+
+
 # --- execution ---------------------------------------------------------------------------------
 
 def test_ray_and_the_serial_path_give_the_same_table(tiny, tmp_path, tree_cache):
@@ -200,7 +272,7 @@ def test_ray_and_the_serial_path_give_the_same_table(tiny, tmp_path, tree_cache)
     directory, records = tiny
     spec = MatchSpec.of_game(TINY)
     settings = Settings(target_exploitability=TARGET)
-    on_ray = solve_table(TINY, tmp_path, RayExecutor(spec, settings, "dcfr", True, workers=2))
+    on_ray = solve_table(TINY, tmp_path, RayExecutor(spec, settings, PUBLIC, workers=2))
     assert {s: r["p0_win"] for s, r in on_ray.items()} == {
         s: r["p0_win"] for s, r in records.items()}
     assert store.values_csv(on_ray) == store.values_csv(records)
@@ -241,6 +313,28 @@ def test_the_command_resumes_after_sigkill_with_the_same_table(tiny, tmp_path, c
     capfd.readouterr()
     assert cli.main(["show", str(out), "--score", "2-1-d1", "--hand", "7"]) == 0
     assert "Strategy:" in capfd.readouterr().out
+    assert cli.main(["show", str(out), "--score", "1-2-d0"]) == 2  # a mirror image
+    assert "--score 2-1-d1" in capfd.readouterr().err
     assert cli.main(["exploit", str(out / "states" / "2-1-d1")]) == 0
     assert "match-win probability" in capfd.readouterr().out
     assert cli.main(["chart", str(out)]) == 0
+    assert (out / "charts" / "first_decision.png").exists()
+    _check_first_decision_table(out / "tables" / "first_decision.csv")
+
+
+def _check_first_decision_table(path: pathlib.Path) -> None:
+    """One row per state, frequencies summing to one, a mirror image equal to its source,
+    and the score changing what the non-dealer does."""
+    import csv
+
+    rows = list(csv.DictReader(path.read_text().splitlines()))
+    assert len(rows) == 18 and {"Raise", "Rest", "Fold", "Lead a card"} <= set(rows[0])
+    table = {ScoreState(int(r["score0"]), int(r["score1"]), int(r["dealer"])):
+             {k: float(v) for k, v in r.items() if k not in ("score0", "score1", "dealer")}
+             for r in rows}
+    for state, frequencies in table.items():
+        assert sum(frequencies.values()) == pytest.approx(1.0, abs=1e-3)
+        if state.score0 != state.score1:  # a mirror image: the same seat of the same hand
+            assert frequencies == table[state.mirrored()]
+    rests = [frequencies["Rest"] for frequencies in table.values()]
+    assert max(rests) - min(rests) > 0.3

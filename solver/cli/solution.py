@@ -384,8 +384,10 @@ def run_show(args) -> int:
         return _show_public(*_part_solver(args), args)
     saved = results.load_result(args.result)
     if not isinstance(saved.policy, AveragePolicy):
-        game = load_game_checked(results.base_game_string(saved.game_string))
         hand = None if args.hand is None else args.hand.split("|")[-1]
+        if saved.summary.get("objective") == "match":
+            return _show_public(_match_state_solver(saved), hand, args, for_match=True)
+        game = load_game_checked(results.base_game_string(saved.game_string))
         return _show_public(_public_solver(game, saved.policy), hand, args)
     names = saved.policy.info_state_strings()
     matches = _pick(names, args)
@@ -415,6 +417,18 @@ def _public_solver(game, policy):
     return solver_for(game, policy)
 
 
+def _match_state_solver(saved):
+    """A public-tree solver of a match state's hand with the terminal utilities it was solved
+    with, holding its saved policy (its values are then the match utility 2·P(win) − 1)."""
+    from solver.matchgrid.public_engine import PublicEngine
+    from solver.public.cfr import PublicPolicy
+
+    utility = {float(p): float(u) for p, u in saved.summary["match"]["utility_of_points"]}
+    solver = PublicEngine().solver(saved.game_string, utility)
+    solver.load_policy(PublicPolicy(solver.name, saved.policy.talk, saved.policy.sums))
+    return solver
+
+
 def _part_solver(args):
     """(solver of the sub-game the decision is in, the hand without its `vira X | `) for a
     game solved sub-game by sub-game: the vira class comes from --hand or --infostate."""
@@ -434,9 +448,10 @@ def _part_solver(args):
     return _public_solver(game, saved.policy), hand
 
 
-def _show_public(solver, hand: str | None, args) -> int:
+def _show_public(solver, hand: str | None, args, for_match: bool = False) -> int:
     """`show` for a public-tree result: one decision, by --hand and --history (or a whole
-    --infostate), with each action's EV and the decision's reach."""
+    --infostate), with each action's EV (`for_match`: the acting player's probability of
+    winning the match) and the decision's reach."""
     from solver.analysis.decision import decision_at
     from solver.public.policy import find_spot, parse_hand, spot_of_info_state
 
@@ -453,26 +468,33 @@ def _show_public(solver, hand: str | None, args) -> int:
     else:
         raise ValueError("say which decision: --hand CARDS [--history ACTIONS] or "
                          "--infostate TEXT")
-    print(_describe_spot(solver, decision_at(solver, spot)))
+    print(_describe_spot(solver, decision_at(solver, spot), for_match))
     return 0
 
 
-def _describe_spot(solver, decision) -> str:
+def _describe_spot(solver, decision, for_match: bool = False) -> str:
     """A public-tree decision in words: who holds what after which actions, the strategy with
-    each action's EV, and the reach."""
+    each action's EV (`for_match`: values are match utilities, shown as win probabilities),
+    and the reach."""
     spot, part = decision.spot, solver.part
     held = " ".join(part.class_name(c) for c in sorted(spot.hand, reverse=True))
     where = f" ({part.label})" if part.label else ""
     after = f"after {', '.join(spot.history)}" if spot.history else "first decision"
     order = np.argsort(-decision.probabilities, kind="stable")
+
+    def worth(value: float) -> str:
+        return f"P(win) {50 * (value + 1):.1f}%" if for_match else f"EV {value:+.3f}"
+
     strategy = ", ".join(
-        f"{spot.columns[k]} {100 * decision.probabilities[k]:.1f}% (EV {decision.values[k]:+.3f})"
+        f"{spot.columns[k]} {100 * decision.probabilities[k]:.1f}% ({worth(decision.values[k])})"
         for k in order)
     hands = f"hands with {part.label}" if part.label else "hands"
+    meaning = ("  (P(win): the player's probability of winning the match if he plays that "
+               "action, the solution elsewhere)" if for_match else
+               "  (EV: the player's points per hand from here if he plays that action, "
+               "the solution elsewhere)")
     return "\n".join([f"  Player {spot.player} holding {held}{where}, {after}.",
-                      f"  Strategy: {strategy}",
-                      "  (EV: the player's points per hand from here if he plays that action, "
-                      "the solution elsewhere)",
+                      f"  Strategy: {strategy}", meaning,
                       _reach_line(decision.reach, hands, decision.off_path)])
 
 

@@ -16,6 +16,8 @@ from solver.cli.help import HelpFormatter
 from solver.cli.solve import HISTORY_LIMIT, history_tree_size
 from solver.schedules import ALGORITHMS
 
+MATCH_ENGINES = ("auto", "public", "history")
+
 DEFAULT_TARGET = 1e-3
 DEFAULT_ITERATIONS = 100_000
 
@@ -37,8 +39,9 @@ def add_parser(subparsers) -> None:
         "chart DIR' redraws it). Every state is saved as it finishes: --resume continues a "
         "killed run. Without --workers the states are solved one after the other in this "
         "process; --workers N runs N at a time on a local Ray runtime, --address joins a "
-        "Ray cluster. This version solves each hand on the history tree (the public-tree "
-        "engine will follow for the full-size games).",
+        "Ray cluster. Each hand is solved on the public tree where that engine takes the "
+        "game (Le Truc with isomorphic=true: its two hand trees, one per dealer, are built "
+        "once and re-scored for every state), else on the history tree.",
         epilog="examples:\n"
         "  tricksolver solve-match python_le_truc -p num_ranks=3 -p hand_size=1 "
         "-p isomorphic=true -p max_redeals=0 -p target=3 --out runs/match_tiny   # seconds\n"
@@ -66,6 +69,10 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--tolerance", type=positive_float, metavar="T",
                         help="void-hand fixed point: stop when no value moves by more than T "
                         "(default: the target exploitability / 10)")
+    parser.add_argument("--engine", choices=MATCH_ENGINES, default="auto",
+                        help="hand engine: public (Le Truc, isomorphic=true, at most one "
+                        "redeal; Truco of one vira class), history (any hand whose tree fits in "
+                        "memory), or auto (public where it takes the game; default)")
     parser.add_argument("--algorithm", choices=ALGORITHMS, default="dcfr",
                         help="CFR variant (default: dcfr)")
     parser.add_argument("--workers", type=positive_int, metavar="N",
@@ -77,9 +84,13 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--resume", action="store_true",
                         help="keep the states DIR already holds and solve the rest")
     parser.add_argument("--cache", action="store_true",
-                        help="read and write the compiled-tree cache (worth it for hands that "
-                        "take long to compile; small hands compile faster than it is looked "
-                        "up)")
+                        help="history engine: read and write the compiled-tree cache (worth it "
+                        "for hands that take long to compile; small hands compile faster than "
+                        "it is looked up); the public engine always uses its tree cache")
+    parser.add_argument("--no-symmetry", action="store_true",
+                        help="solve every position; by default a position with score0 < "
+                        "score1 is the mirror image of (score1, score0) with the seats "
+                        "exchanged, V(a, b, d) = 1 - V(b, a, 1 - d), and is not solved again")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(func=run_solve_match)
 
@@ -87,16 +98,13 @@ def add_parser(subparsers) -> None:
 def run_solve_match(args) -> int:
     """`tricksolver solve-match`."""
     from solver.matchgrid import MatchSpec, Settings, solve_match
-    from solver.matchgrid.runner import run_settings
+    from solver.matchgrid.runner import EngineChoice, run_settings
     from solver.matchgrid.states import ScoreState
 
     game = load_game_checked(game_string_from(args.game, args.param))
     spec = MatchSpec.of_game(game)
-    histories, how = history_tree_size(spec.hand_game(ScoreState(0, 0, 1)))
-    if histories > HISTORY_LIMIT:
-        raise ValueError(f"{spec.game}: a hand has {how}{histories:.2g} histories, too many for "
-                         f"the history tree (limit {HISTORY_LIMIT:.0e}); match solving on the "
-                         f"public tree is not there yet (issue 13): solve a smaller variant")
+    engine = match_engine(args.engine, spec.hand_game(ScoreState(0, 0, 1)))
+    choice = EngineChoice(engine, args.algorithm, args.cache or engine == "public")
     directory = args.out if args.out is not None else (
         results.default_result_dir(spec.game).with_name(
             f"match-{results.params_hash(spec.game)}"))
@@ -106,19 +114,19 @@ def run_solve_match(args) -> int:
                          f"choose another --out")
     settings = Settings(target_exploitability=args.target_exploitability,
                         iterations=args.iterations, eval_every=args.eval_every,
-                        tolerance=args.tolerance)
-    run = run_settings(spec, settings, args.algorithm, "history")
+                        tolerance=args.tolerance, seat_symmetry=not args.no_symmetry)
+    run = run_settings(spec, settings, choice)
     commit = results.git_commit()
-    executor, execution = _executor(args, spec, settings)
+    executor, execution = _executor(args, spec, settings, choice)
     total = len(spec.states())
     bar = tqdm(total=total, disable=args.quiet, file=sys.stderr, unit="state",
                desc="states", dynamic_ncols=True)
     started = time.perf_counter()
 
-    def on_state(solution) -> None:
+    def on_state(state, record) -> None:
         """Move the bar; show the state just solved."""
         bar.update(1)
-        bar.set_postfix({"last": solution.state.label, "p0_win": f"{solution.p0_win:.4f}"},
+        bar.set_postfix({"last": state.label, "p0_win": f"{record['p0_win']:.4f}"},
                         refresh=True)
 
     try:
@@ -130,35 +138,77 @@ def run_solve_match(args) -> int:
                    commit)
 
 
-def _executor(args, spec, settings):
+def match_engine(engine: str, hand) -> str:
+    """The hand engine `--engine` means for a match whose hand at 0-0 is `hand`; ValueError
+    (one line) if the engine asked for cannot take it."""
+    from solver.public.parts import public_parts
+
+    try:
+        one_part = len(public_parts(hand)) == 1
+        why = "" if one_part else "a hand split into vira classes is not solved for the match"
+    except ValueError as error:
+        one_part, why = False, str(error)
+    if engine != "history" and one_part:
+        return "public"
+    if engine == "public":
+        raise ValueError(f"--engine public: {why}; use --engine history on a variant whose "
+                         f"history tree fits")
+    histories, how = history_tree_size(hand)
+    if histories > HISTORY_LIMIT:
+        raise ValueError(f"{hand}: a hand has {how}{histories:.2g} histories, too many for the "
+                         f"history tree (limit {HISTORY_LIMIT:.0e})"
+                         + (f", and the public-tree engine does not take it ({why})"
+                            if why else "") + ": solve a smaller variant")
+    return "history"
+
+
+def _executor(args, spec, settings, choice):
     """(executor, description) from --workers / --address."""
     from solver.matchgrid import SerialExecutor
 
-    cache = args.cache
     if args.workers is None and args.address is None:
-        return SerialExecutor(spec, settings, args.algorithm, cache), "serial, 1 process"
+        return SerialExecutor(spec, settings, choice), "serial, 1 process"
     try:
         from solver.matchgrid.ray_executor import RayExecutor
     except ImportError as error:
         raise ValueError(f"--workers/--address need Ray ({error}): pip install "
                          f"'tricksolver[test]' or pip install ray") from error
-    executor = RayExecutor(spec, settings, args.algorithm, cache, args.workers, args.address)
+    executor = RayExecutor(spec, settings, choice, args.workers, args.address)
     where = f"Ray cluster {args.address}" if args.address else "local Ray"
     return executor, f"{where}, {executor.capacity} worker(s)"
 
 
 def _finish(spec, directory, records, run, seconds, execution, commit) -> int:
-    """Write the table, summary and chart; print the summary."""
+    """Write the table, summary and charts; print the summary."""
     from solver.matchgrid import store
-    from solver.matchgrid.chart import plot_match_values
     from solver.matchgrid.summary import format_summary, match_summary
 
     summary = match_summary(spec, records, run, seconds, execution, commit)
     store.write_match(directory, spec, records, summary)
-    values = {state: record["p0_win"] for state, record in records.items()}
-    plot_match_values(values, spec.game, spec.target, pathlib.Path(directory) / "charts")
+    _draw(directory, summary)
     print(format_summary(summary, directory))
     return 0
+
+
+def _draw(directory: pathlib.Path, summary: dict,
+          out: pathlib.Path | None = None) -> list[pathlib.Path]:
+    """The heat map of the match values and, for public-tree solves, the table and chart of
+    the non-dealer's first decision per score (`solver.matchgrid.score_strategy`)."""
+    from solver.matchgrid import score_strategy, store
+    from solver.matchgrid.chart import plot_match_values
+
+    directory = pathlib.Path(directory)
+    charts = out if out is not None else directory / "charts"
+    game, target = summary["game"], int(summary["target"])
+    paths = plot_match_values(store.read_values(directory), game, target, charts)
+    if summary.get("engine") == "public":
+        frequencies = score_strategy.state_frequencies(directory)
+        paths += score_strategy.write_tables(
+            frequencies, directory / "tables", f"The non-dealer's first decision per score "
+            f"state of `{game}` (match to {target}): P(action) over his hands, from each "
+            f"state's equilibrium; `tricksolver chart {directory}` redraws it.")
+        paths += score_strategy.plot_first_decision(frequencies, game, target, charts)
+    return paths
 
 
 def state_directory_for(directory: pathlib.Path, score: str) -> pathlib.Path:
@@ -175,29 +225,37 @@ def state_directory_for(directory: pathlib.Path, score: str) -> pathlib.Path:
     if not path.is_dir():
         raise ValueError(f"{directory} has no solved state {state.label} "
                          f"(states are A-B-dD with both scores below the target)")
+    mirror_of = results.read_summary(path).get("mirror_of")
+    if mirror_of is not None:
+        raise ValueError(f"{state.label} is the mirror image of {mirror_of} (the seats "
+                         f"exchanged: player 0 here is player 1 there); show it with "
+                         f"--score {mirror_of}")
     return path
 
 
 def exploit_match_state(saved) -> float:
-    """A match state's exploitability recomputed in win-probability units: its hand game
-    compiled, the terminals re-weighted with the utilities it was solved with."""
+    """A match state's exploitability recomputed in win-probability units, with the terminal
+    utilities it was solved with: on the public tree for a public-engine state, else on its
+    hand game's compiled history tree."""
+    from solver.public.cfr import PublicPolicy
+
+    utility = {float(p): float(u) for p, u in saved.summary["match"]["utility_of_points"]}
+    if isinstance(saved.policy, PublicPolicy):
+        from solver.matchgrid.public_engine import PublicEngine
+
+        low, high = PublicEngine().bracket(saved.game_string, utility, saved.policy)
+        return (high - low) / 4
     from solver.history.best_response import nash_conv_of_array
     from solver.history.policy import policy_array
     from solver.history.tree import compile_game
     from solver.matchgrid.engine import reweighted
 
     game = load_game_checked(saved.game_string)
-    utility = {float(p): float(u) for p, u in saved.summary["match"]["utility_of_points"]}
     tree = reweighted(compile_game(game), utility)
     return nash_conv_of_array(tree, policy_array(tree, saved.policy, game)) / 4
 
 
 def chart_match(directory: pathlib.Path, out: pathlib.Path | None) -> list[pathlib.Path]:
-    """`chart DIR` of a match solve: the heat map from match_values.csv."""
-    from solver.matchgrid import store
-    from solver.matchgrid.chart import plot_match_values
-
-    summary = results.read_summary(directory)
-    values = store.read_values(directory)
-    return plot_match_values(values, summary["game"], int(summary["target"]),
-                             out if out is not None else pathlib.Path(directory) / "charts")
+    """`chart DIR` of a match solve: the heat map from match_values.csv, and the first
+    decision per score of a public-tree solve."""
+    return _draw(directory, results.read_summary(directory), out)

@@ -12,6 +12,8 @@ Modules, one concern each:
   states        score states, their order and the moves between them (`MatchSpec`)
   engine        "solve this hand with these terminal utilities" (`HandEngine`;
                 `HistoryEngine` on the compiled history tree)
+  public_engine `PublicEngine`: the same on the public tree, one tree per dealer re-scored
+                for every state
   fixed_point   one position (both dealers at one score): the void-hand fixed point and
                 each state's error bound
   runner        the DAG of positions, serial execution, resuming (`solve_match`)

@@ -16,7 +16,7 @@ unchanged CFR driver (`solver.history.cfr.solve`) runs on that tree. The value r
 midpoint of the best-response bracket: for the average policy σ, player 0's best response to
 σ1 is an upper bound of the game value and minus player 1's best response to σ0 a lower one,
 so the exact value is within half their sum (the exploitability, NashConv / 2) of the midpoint.
-The public-tree engine (`solver.public`) can plug in later behind the same two methods.
+`solver.matchgrid.public_engine.PublicEngine` does the same on the public tree.
 """
 from __future__ import annotations
 

@@ -69,13 +69,14 @@ class Settings:
     """How each state is solved: exploitability target (win-probability units), iteration cap
     per state, evaluation interval (fixed, so that a state's result does not depend on the
     machine's speed: every executor gives the same table), fixed-point tolerance and round
-    cap."""
+    cap; whether the seats' symmetry halves the positions (`MatchSpec.mirror_source`)."""
 
     target_exploitability: float = 1e-3
     iterations: int = 100_000
     eval_every: int = 10
     tolerance: float | None = None  # None: target_exploitability / 10
     max_rounds: int = DEFAULT_MAX_ROUNDS
+    seat_symmetry: bool = True  # positions with score0 < score1 from their mirror images
 
     @property
     def fixed_point_tolerance(self) -> float:

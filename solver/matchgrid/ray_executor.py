@@ -12,7 +12,7 @@ import logging
 import os
 
 from solver.matchgrid.fixed_point import Settings, StateSolution
-from solver.matchgrid.runner import solve_one
+from solver.matchgrid.runner import EngineChoice, solve_one
 from solver.matchgrid.states import MatchSpec
 
 logger = logging.getLogger(__name__)
@@ -20,17 +20,17 @@ logger = logging.getLogger(__name__)
 OBJECT_STORE_BYTES = 128 * 1024 * 1024  # results are small: a local runtime keeps little
 
 
-def _solve_task(spec, settings, algorithm, cache, position, known):
+def _solve_task(spec, settings, choice, position, known):
     """The Ray task: one position (imports the games in the worker first)."""
     import games  # noqa: F401  (registers the python_* games in the worker)
 
-    return solve_one(spec, settings, algorithm, cache, position, known)
+    return solve_one(spec, settings, choice, position, known)
 
 
 class RayExecutor:
     """`solver.matchgrid.runner.Executor` on Ray."""
 
-    def __init__(self, spec: MatchSpec, settings: Settings, algorithm: str, cache: bool,
+    def __init__(self, spec: MatchSpec, settings: Settings, choice: EngineChoice,
                  workers: int | None = None, address: str | None = None):
         """Local Ray with `workers` CPUs (default 1), or the cluster at `address` with
         `workers` tasks in flight (default: the cluster's CPUs)."""
@@ -48,7 +48,7 @@ class RayExecutor:
                      object_store_memory=OBJECT_STORE_BYTES, logging_level=logging.WARNING,
                      configure_logging=False)
         self.task = ray.remote(num_cpus=1, max_retries=0)(_solve_task)
-        self.arguments = (spec, settings, algorithm, cache)
+        self.arguments = (spec, settings, choice)
         self.running: dict = {}
 
     def submit(self, position: tuple[int, int], known: dict) -> None:

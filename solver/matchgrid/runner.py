@@ -14,13 +14,34 @@ only.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import pathlib
 from typing import Callable, Protocol
 
 from solver.matchgrid import store
-from solver.matchgrid.engine import HistoryEngine
+from solver.matchgrid.engine import HandEngine, HistoryEngine
 from solver.matchgrid.fixed_point import Settings, StateSolution, solve_position
+from solver.matchgrid.public_engine import PublicEngine
 from solver.matchgrid.states import MatchSpec, ScoreState
+
+ENGINES = {"history": HistoryEngine, "public": PublicEngine}
+
+
+@dataclasses.dataclass(frozen=True)
+class EngineChoice:
+    """Which hand engine solves the states (`ENGINES`), with which CFR variant, and whether it
+    uses the tree cache."""
+
+    name: str
+    algorithm: str = "dcfr"
+    cache: bool = False
+
+
+@functools.lru_cache(maxsize=2)
+def process_engine(choice: EngineChoice) -> HandEngine:
+    """This process's engine of `choice`, kept from position to position (the public engine
+    builds each hand tree once; a Ray worker process keeps its engine between tasks)."""
+    return ENGINES[choice.name](algorithm=choice.algorithm, cache=choice.cache)
 
 
 class Executor(Protocol):
@@ -38,12 +59,11 @@ class Executor(Protocol):
         """Release what the executor holds."""
 
 
-def solve_one(spec: MatchSpec, settings: Settings, algorithm: str, cache: bool,
+def solve_one(spec: MatchSpec, settings: Settings, choice: EngineChoice,
               position: tuple[int, int], known: dict) -> list[StateSolution]:
-    """One position with a fresh history engine; the warm-start state is dropped (it is not
+    """One position with this process's engine; the warm-start state is dropped (it is not
     saved, and need not travel back from a Ray worker)."""
-    engine = HistoryEngine(algorithm=algorithm, cache=cache)
-    solutions = solve_position(spec, engine, position, known, settings)
+    solutions = solve_position(spec, process_engine(choice), position, known, settings)
     return [_without_solver_state(solution) for solution in solutions]
 
 
@@ -57,8 +77,8 @@ class SerialExecutor:
 
     capacity = 1
 
-    def __init__(self, spec: MatchSpec, settings: Settings, algorithm: str, cache: bool):
-        self.task = (spec, settings, algorithm, cache)
+    def __init__(self, spec: MatchSpec, settings: Settings, choice: EngineChoice):
+        self.task = (spec, settings, choice)
         self.queue: list[tuple[tuple[int, int], dict]] = []
 
     def submit(self, position: tuple[int, int], known: dict) -> None:
@@ -74,24 +94,27 @@ class SerialExecutor:
         """Nothing to release."""
 
 
-def run_settings(spec: MatchSpec, settings: Settings, algorithm: str, engine: str) -> dict:
+def run_settings(spec: MatchSpec, settings: Settings, choice: EngineChoice) -> dict:
     """What a resumed run must share with the run that saved the states."""
-    return {"match_game": spec.game, "engine": engine, "algorithm": algorithm,
+    return {"match_game": spec.game, "engine": choice.name, "algorithm": choice.algorithm,
             "target_exploitability": settings.target_exploitability,
             "iterations_per_state": settings.iterations, "eval_every": settings.eval_every,
-            "fixed_point_tolerance": settings.fixed_point_tolerance}
+            "fixed_point_tolerance": settings.fixed_point_tolerance,
+            "seat_symmetry": settings.seat_symmetry}
 
 
 def solve_match(spec: MatchSpec, directory: pathlib.Path, settings: Settings,
                 executor: Executor, run: dict, resume: bool = False,
-                on_state: Callable[[StateSolution], None] | None = None,
+                on_state: Callable[[ScoreState, dict], None] | None = None,
                 on_resumed: Callable[[int], None] | None = None) -> dict[ScoreState, dict]:
     """Solve every state of `spec` into `directory`; {state: record} of all states.
 
     Without `resume`, a directory that already holds solved states is refused (ValueError);
     with it, they are kept and skipped (states of a half-saved position are solved again).
-    `on_resumed(count)` is told how many states were kept, `on_state` is called with each
-    state solved in this run. The executor is closed at the end, also on errors.
+    With `settings.seat_symmetry`, a position with score0 < score1 is not solved but written
+    as its mirror image's (`store.save_mirror`) as soon as that is done. `on_resumed(count)`
+    is told how many states were kept, `on_state(state, record)` is called with each state
+    solved or mirrored in this run. The executor is closed at the end, also on errors.
     """
     try:
         records = store.load_states(directory, spec, run)
@@ -104,27 +127,44 @@ def solve_match(spec: MatchSpec, directory: pathlib.Path, settings: Settings,
                    if state.position in done}
         if on_resumed is not None and records:
             on_resumed(len(records))
+
+        def finish(position: tuple[int, int], new: dict[ScoreState, dict]) -> None:
+            records.update(new)
+            done.add(position)
+            if on_state is not None:
+                for state, record in new.items():
+                    on_state(state, record)
+
         pending = [p for p in spec.positions() if p not in done]
         in_flight: set[tuple[int, int]] = set()
         while pending or in_flight:
+            waiting = len(pending)
             for position in list(pending):
-                if len(in_flight) >= executor.capacity:
-                    break
+                source = spec.mirror_source(position) if settings.seat_symmetry else None
+                if source is not None:
+                    if source in done:
+                        pending.remove(position)
+                        finish(position, {state: store.save_mirror(
+                            directory, spec, state, records[state.mirrored()], run)
+                            for state in (ScoreState(*position, 0), ScoreState(*position, 1))})
+                    continue
                 needs = spec.depends_on(position)
-                if all(p in done for p in needs):
+                if len(in_flight) < executor.capacity and all(p in done for p in needs):
                     known = {state: (records[state]["p0_win"], records[state]["error_bound"])
                              for p in needs for state in (ScoreState(*p, 0), ScoreState(*p, 1))}
                     executor.submit(position, known)
                     pending.remove(position)
                     in_flight.add(position)
+            if not in_flight:
+                if len(pending) == waiting:
+                    raise RuntimeError(f"no position of {pending} can be solved")
+                continue  # only mirror images were ready: write the next ones
             position, solutions = executor.next_finished()
+            in_flight.discard(position)
             for solution in solutions:
                 store.save_state(directory, solution, run)
-                records[solution.state] = store.state_record(solution)
-                if on_state is not None:
-                    on_state(solution)
-            in_flight.discard(position)
-            done.add(position)
+            finish(position, {solution.state: store.state_record(solution)
+                              for solution in solutions})
     finally:
         executor.close()
     return records

@@ -111,6 +111,14 @@ class MatchSpec:
         """Every score state, in solving order (dealer 0 before dealer 1 at each position)."""
         return [ScoreState(a, b, d) for a, b in self.positions() for d in (0, 1)]
 
+    def mirror_source(self, position: tuple[int, int]) -> tuple[int, int] | None:
+        """The position whose states give `position`'s by the seats' symmetry (None if it is
+        solved itself): (b, a) for a < b. The two seats of a Truc-family hand play by the
+        same rules, so V(a, b, d) = 1 - V(b, a, 1 - d): only positions with a >= b are
+        solved."""
+        a, b = position
+        return (b, a) if a < b else None
+
     def depends_on(self, position: tuple[int, int]) -> list[tuple[int, int]]:
         """The positions a hand at `position` can lead to (points go to one side)."""
         a, b = position

@@ -73,6 +73,46 @@ def save_state(directory: pathlib.Path, solution: StateSolution, run: dict) -> N
     os.rename(temporary, final)
 
 
+def save_mirror(directory: pathlib.Path, spec: MatchSpec, state: ScoreState, source: dict,
+                run: dict) -> dict:
+    """Write `state` as the mirror image of the solved state `source` (the record of
+    `state.mirrored()`: V(a, b, d) = 1 - V(b, a, 1 - d), `MatchSpec.mirror_source`): a state
+    directory with its summary.json only (the strategy is the source's, seats exchanged).
+    Returns the state's record."""
+    low, high = source["p0_win_bracket"]
+    record = {
+        **source,
+        "state": state.label,
+        "p0_win": 1.0 - source["p0_win"],
+        "p0_win_bracket": [1.0 - high, 1.0 - low],
+        "iterations": 0, "seconds": 0.0, "compile_seconds": 0.0, "position_seconds": 0.0,
+        "successors": [parse_label(label).mirrored().label for label in source["successors"]],
+        "utility_of_points": [[-points, -utility] for points, utility
+                              in reversed(source["utility_of_points"])],
+        "mirror_of": source["state"],
+    }
+    summary = {
+        "game": spec.hand_game_string(state),
+        "game_short_name": spec.short_name,
+        "objective": OBJECTIVE,
+        "units": UNITS,
+        **run,
+        "exploitability": record["exploitability"],
+        "game_value": record["p0_win"],
+        "mirror_of": source["state"],
+        "match": record,
+    }
+    final = state_directory(directory, state)
+    temporary = final.with_name(f".tmp-{final.name}-{os.getpid()}")
+    shutil.rmtree(temporary, ignore_errors=True)
+    temporary.mkdir(parents=True)
+    results.write_summary(temporary, summary)
+    if final.exists():
+        shutil.rmtree(final)
+    os.rename(temporary, final)
+    return record
+
+
 def state_record(solution: StateSolution) -> dict:
     """The figures of one state, as summary.json keeps them."""
     return {

@@ -30,7 +30,10 @@ HOW = {
                         "every round, brackets, bounds, names); the totals count each "
                         "position once",
     "symmetry": "max over states of |V(a, b, d) - (1 - V(b, a, 1 - d))|: zero for a game "
-                "whose two seats play by the same rules, up to the error bounds",
+                "whose two seats play by the same rules, up to the error bounds; with "
+                "seat_symmetry the states with score0 < score1 are the mirror images of the "
+                "solved ones (mirror_of in their summary.json, no CFR), so it checks the "
+                "diagonal's two dealers only",
 }
 
 

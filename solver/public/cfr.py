@@ -244,6 +244,7 @@ class PublicSolver:
             self._restore(state)
 
     branches = ("play",)
+    deals_per_hand = 1  # deals a hand may see (Le Truc's redeal: two)
 
     def _deals(self) -> Deals:
         return Deals(self.part.class_counts, self.part.hand_size, self.tree.hands)

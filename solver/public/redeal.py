@@ -111,6 +111,7 @@ class LeTrucSolver(PublicSolver):
         rules = game.rules
         self.redeal = rules.redeal_possible(0)
         self.branches = BRANCHES_WITH_REDEAL if self.redeal else PublicSolver.branches
+        self.deals_per_hand = 2 if self.redeal else 1
         self.non_dealer, self.dealer = rules.non_dealer, rules.dealer
         hands = len(rules.hand_classes)
         self.talk_regret = np.zeros((2, hands, 2))  # [non-dealer ask row, dealer answer row]

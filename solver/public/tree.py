@@ -48,7 +48,9 @@ class PlayTree:
     """Flat arrays of the public play tree (node 0: the game's root).
 
     node_player int8 [nodes]: the player to act, -1 at terminals; node_payoff float64: player
-    0's points at terminals; child_start int64 [nodes + 1], child int32 [edges], edge_action
+    0's points at terminals; node_whole_match int8: 1 at terminals whose points are what the
+    winner needed to win the match (a rest; they alone change with the scores); child_start
+    int64 [nodes + 1], child int32 [edges], edge_action
     int16 [edges]: children in the order of the row's columns (betting actions ascending, then
     face-up classes ascending, then the covered play, `COVERED_EDGE`); node_nbet int8: betting
     children (they come first); node_card_turn int8: 0 where the actor plays no card, 1 where
@@ -72,6 +74,7 @@ class PlayTree:
     hands: tuple[tuple[int, ...], ...]
     node_player: np.ndarray
     node_payoff: np.ndarray
+    node_whole_match: np.ndarray
     child_start: np.ndarray
     child: np.ndarray
     edge_action: np.ndarray
@@ -174,6 +177,7 @@ class _Builder:
         self.maps: dict[tuple, int] = {}
         self.map_parts: list[tuple[list, list, list]] = []
         self.node_player, self.node_payoff, self.node_nbet = [], [], []
+        self.node_whole_match = []
         self.node_card_turn = []
         self.node_list, self.node_table, self.child_lists = [], [], []
         self.table_size = [0, 0]
@@ -238,6 +242,7 @@ class _Builder:
         if public.is_over():
             self.node_player.append(-1)
             self.node_payoff.append(public.returns()[0])
+            self.node_whole_match.append(public.whole_match)
             self.node_list.append((-1, -1))
             self.node_table.append(-1)
             return node
@@ -245,6 +250,7 @@ class _Builder:
         lists = tuple(self.list_id(shown[p], shown[1 - p], covered[p]) for p in (0, 1))
         self.node_player.append(actor)
         self.node_payoff.append(0.0)
+        self.node_whole_match.append(False)
         self.node_list.append(lists)
         bets = public.legal_actions()
         self.node_nbet[node] = len(bets)
@@ -325,6 +331,7 @@ class _Builder:
             hands=self.hands,
             node_player=np.array(self.node_player, dtype=np.int8),
             node_payoff=np.array(self.node_payoff, dtype=np.float64),
+            node_whole_match=np.array(self.node_whole_match, dtype=np.int8),
             child_start=child_start,
             child=edge_array[:, 1].astype(np.int32),
             edge_action=edge_array[:, 0].astype(np.int16),

@@ -1,0 +1,214 @@
+"""`HandEngine` on the public tree (`solver.public`), each hand tree built once for the match.
+
+A score state's hand is the hand game at its scores. On the public tree of a Truc-family hand
+the scores change only what the terminals marked `whole_match` score (a rest in Le Truc, a
+forfeited match in Truco's hand of eleven: what the winner needed to win the match), except
+where the rules change the play itself (Truco's hand of eleven and iron hand, a `raise_cap`
+that reads the scores): the game's `Rules.tree_scores()` names the scores of a hand with the
+same tree. So the engine builds (or reads from the tree cache) one public tree per (tree
+scores, dealer) — two for a whole Le Truc match — and per state only re-scores the whole-match
+terminals (+(target - score0) or -(target - score1), by the winner) and maps every terminal's
+points to the state's utility 2·V(next) - 1 (`solver.matchgrid.engine`). States that share a
+tree share the solver's table layout, so a state can be warm-started from any other's regrets.
+
+The value bracket is the public solver's pair of exact best responses (in the real game:
+Le Truc's redeal included): player 0's best response to σ1 bounds the value from above, minus
+player 1's to σ0 from below.
+
+The void bound (`max_void_probability`): with both players seeing everything, a deal reaches a
+void terminal (scoring nothing) iff some void terminal is consistent with both full hands — a
+terminal's private-state lists, read at its parent and through the edge's maps, hold exactly
+the hands consistent with its public play — so the exact maximum over strategy pairs is the
+deal probability of those pairs. With Le Truc's redeal a hand sees a second deal, whose pair
+of hands has the first deal's distribution (exchangeability), so the union bound doubles it.
+The history engine computes the same maximum on the history tree (equal on the small
+variants, `tests/test_solve_match.py`).
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import numpy as np
+
+from solver.cfr import run_iterations
+from solver.matchgrid.engine import HandSolution
+from solver.public.cfr import PublicPolicy, PublicSolver
+from solver.public.parts import part_named
+from solver.public.solve import make_solver
+from solver.public.tree import PlayTree, load_play_tree, tree_name
+from solver.registry import load_game
+from solver.schedules import make_schedule
+
+
+@dataclasses.dataclass(frozen=True)
+class SharedTree:
+    """One public hand tree for every state whose `Rules.tree_scores()` are these: the game
+    it was built for, its sub-game, the tree, the seconds it took, the void bound."""
+
+    game: object
+    part: object
+    tree: PlayTree
+    seconds: float
+    void_bound: float
+
+
+class PublicEngine:
+    """`HandEngine` on the public tree (module docstring). One sub-game only: Le Truc, or a
+    Truco variant of one vira class (a match of vira-split hands is not solved here)."""
+
+    name = "public"
+
+    def __init__(self, algorithm: str = "dcfr", cache: bool = True, keep: int = 2):
+        """`cache`: read and write the public tree cache (`solver.public.tree`); `keep`:
+        trees held in memory (the two dealers)."""
+        self.schedule = make_schedule(algorithm)
+        self.algorithm = algorithm
+        self.cache = cache
+        self.keep = keep
+        self._shared: dict[str, SharedTree] = {}
+        self._charged: set[str] = set()  # trees whose building seconds a solve reported
+
+    def shared(self, game_string: str) -> SharedTree:
+        """The tree `game_string`'s hand is played on, built or read once."""
+        game = load_game(game_string)
+        reference = _with_scores(game, game.rules.tree_scores())
+        key = str(reference)
+        if key not in self._shared:
+            began = time.perf_counter()
+            part = part_named(reference, None)
+            tree = load_play_tree(reference, part, self.cache)
+            solver = make_solver(reference, self.schedule, part, tree)
+            void = solver.deals_per_hand * float(np.sum(solver.deals.first_hands()
+                                                        * void_pairs(tree)))
+            while len(self._shared) >= self.keep:
+                self._shared.pop(next(iter(self._shared)))
+            self._shared[key] = SharedTree(reference, part, tree, time.perf_counter() - began,
+                                           min(void, 1.0))
+        return self._shared[key]
+
+    def points(self, game_string: str) -> np.ndarray:
+        """Player 0's points at every node of the shared tree for `game_string`'s scores (0 at
+        decision nodes)."""
+        shared, rules = self.shared(game_string), load_game(game_string).rules
+        tree = shared.tree
+        points = tree.node_payoff.copy()
+        match = tree.node_whole_match == 1
+        player0_wins = points[match] > 0
+        points[match] = np.where(player0_wins, rules.target - rules.scores[0],
+                                 -(rules.target - rules.scores[1]))
+        return points
+
+    def outcomes(self, game_string: str) -> list[float]:
+        """See `HandEngine.outcomes`."""
+        tree = self.shared(game_string).tree
+        return sorted(np.unique(self.points(game_string)[tree.node_player < 0]).tolist())
+
+    def max_void_probability(self, game_string: str) -> float:
+        """See `HandEngine.max_void_probability` (module docstring)."""
+        return self.shared(game_string).void_bound
+
+    def solver(self, game_string: str, utility_of_points: dict[float, float],
+               state=None) -> PublicSolver:
+        """A public solver of `game_string`'s hand with these terminal utilities (from
+        `state`'s tables if given)."""
+        shared = self.shared(game_string)
+        tree = shared.tree
+        points = self.points(game_string)
+        terminals = tree.node_player < 0
+        utility = np.zeros_like(points)
+        values, inverse = np.unique(points[terminals], return_inverse=True)
+        missing = [p for p in values.tolist() if p not in utility_of_points]
+        if missing:
+            raise KeyError(f"no utility for a hand scoring {missing}")
+        utility[terminals] = np.array([utility_of_points[p] for p in values.tolist()])[inverse]
+        weighted = dataclasses.replace(tree, node_payoff=utility)
+        return make_solver(shared.game, self.schedule, shared.part, weighted, state)
+
+    def solve(self, game_string: str, utility_of_points: dict[float, float], *,
+              target_exploitability: float, iterations: int, eval_every: int = 10,
+              warm_start: HandSolution | None = None) -> HandSolution:
+        """See `HandEngine.solve`."""
+        shared = self.shared(game_string)
+        solver = self.solver(game_string, utility_of_points,
+                             None if warm_start is None else warm_start.state)
+        curve, exploitability, seconds = run_iterations(
+            solver, solver.exploitability, algorithm=self.algorithm, iterations=iterations,
+            target_exploitability=target_exploitability, time_limit=None,
+            eval_every=eval_every, checkpoint=None, checkpoint_every=iterations, progress=False,
+            on_progress=None, start_seconds=warm_start.seconds if warm_start else 0.0)
+        if exploitability > target_exploitability and solver.iteration < iterations:
+            raise KeyboardInterrupt  # the solve was stopped by Ctrl-C: nothing to save
+        high, best1 = solver.best_response_values()
+        policy = solver.average_policy()
+        named = PublicPolicy(tree_name(load_game(game_string), shared.part), policy.talk,
+                             policy.sums)
+        compile_seconds = warm_start.compile_seconds if warm_start else self._charge(shared)
+        return HandSolution(
+            game_string=game_string, value_low=-best1, value_high=high,
+            iterations=solver.iteration, seconds=seconds, compile_seconds=compile_seconds,
+            curve=curve, policy=named, state=solver.state(seconds))
+
+    def _charge(self, shared: SharedTree) -> float:
+        """The seconds building `shared` took for the first state solved on it, 0 after (a
+        match's total then counts every tree once)."""
+        key = str(shared.game)
+        if key in self._charged:
+            return 0.0
+        self._charged.add(key)
+        return shared.seconds
+
+    def bracket(self, game_string: str, utility_of_points: dict[float, float],
+                policy: PublicPolicy) -> tuple[float, float]:
+        """(low, high): the value bracket of a saved average policy with these utilities."""
+        solver = self.solver(game_string, utility_of_points)
+        solver.load_policy(PublicPolicy(solver.name, policy.talk, policy.sums))
+        high, best1 = solver.best_response_values()
+        return -best1, high
+
+
+def _with_scores(game, scores: tuple[int, int]):
+    """`game` with score0, score1 set to `scores`."""
+    from solver.matchgrid.states import load_game_with
+
+    parameters = dict(game.get_parameters())
+    parameters["score0"], parameters["score1"] = (int(s) for s in scores)
+    return load_game_with(game.get_type().short_name, parameters)
+
+
+def void_pairs(tree: PlayTree) -> np.ndarray:
+    """bool [hands, hands]: the pairs of full hands (player 0's, player 1's) consistent with
+    some terminal that scores nothing (module docstring)."""
+    hands = len(tree.hands)
+    found = np.zeros((hands, hands), dtype=bool)
+    parent, edge = _parents(tree)
+    for node in np.flatnonzero((tree.node_player < 0) & (tree.node_payoff == 0.0)
+                               & (tree.node_whole_match == 0)):
+        found[np.ix_(*_hands_at(tree, int(parent[node]), int(edge[node])))] = True
+    return found
+
+
+def _parents(tree: PlayTree) -> tuple[np.ndarray, np.ndarray]:
+    """Each node's parent and the edge from it (-1 at the root)."""
+    parent = np.full(tree.num_nodes, -1, dtype=np.int64)
+    edge = np.full(tree.num_nodes, -1, dtype=np.int64)
+    counts = np.diff(tree.child_start)
+    edges = np.arange(tree.child.shape[0])
+    parent[tree.child] = np.repeat(np.arange(tree.num_nodes), counts)
+    edge[tree.child] = edges
+    return parent, edge
+
+
+def _hands_at(tree: PlayTree, node: int, edge: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each player's full hands consistent with the play that takes `edge` from `node`."""
+    result = []
+    for player in (0, 1):
+        lst = int(tree.node_list[node, player])
+        first = int(tree.list_start[lst])
+        entries = np.arange(int(tree.list_start[lst + 1]) - first)
+        actor = int(tree.node_player[node])
+        which = tree.edge_map[edge, 0 if player == actor else 1]
+        if which >= 0:  # a card edge: the entries its map takes along
+            entries = np.unique(tree.map_src[tree.map_start[which]:tree.map_start[which + 1]])
+        result.append(np.unique(tree.entry_hand[first + entries]))
+    return result[0], result[1]

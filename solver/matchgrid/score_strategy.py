@@ -1,0 +1,147 @@
+"""How the equilibrium changes with the score: the first decision of every state's hand.
+
+For each state of a match solved on the public tree (`solver.matchgrid.public_engine`), the
+non-dealer's first card turn — bet (Raise, Rest), Fold, or lead a card — is read from the
+state's average policy: each hand's row at the root of every copy of the play tree (Le Truc's
+redeal: kept, declined, agreed), weighted by how often that hand reaches it under the played
+strategies (`PublicSolver.played_couplings`, `branch_reaches`). That gives P(action) per state,
+the score-dependent counterpart of a hand-level strategy chart: where the match makes the
+non-dealer bet more or less. A mirrored state (seat symmetry) takes its image's figures: the
+non-dealer is the same seat of the same hand. Written as DIR/tables/first_decision.{csv,md}
+and drawn as one heat map per action over the score grid, one panel per dealer
+(DIR/charts/first_decision.{png,svg}).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import pathlib
+
+import numpy as np
+
+from solver import results
+from solver.analysis.charts import _save, game_title, plt
+from solver.matchgrid import store
+from solver.matchgrid.public_engine import PublicEngine
+from solver.matchgrid.states import ScoreState, parse_label
+from solver.public import _kernels as kernels
+from solver.public.cfr import PublicPolicy
+from solver.registry import load_game
+
+STEM = "first_decision"
+PLAY = "Lead a card"
+
+
+def first_decision(engine: PublicEngine, game_string: str, utility_of_points: dict,
+                   policy: PublicPolicy) -> dict[str, float]:
+    """{action: probability} of the non-dealer's first card turn in one state's hand."""
+    solver = engine.solver(game_string, utility_of_points)
+    solver.load_policy(PublicPolicy(solver.name, policy.talk, policy.sums))
+    tree, part = solver.tree, solver.part
+    talk = solver.talk_policy(kernels.AVERAGE)
+    couplings, reaches = solver.played_couplings(talk), solver.branch_reaches(talk)
+    actor = int(tree.node_player[0])
+    totals: dict[str, float] = {}
+    for branch in solver.branches:
+        joint = couplings[branch] * np.outer(*reaches[branch])
+        weight = joint.sum(axis=1 - actor)
+        for hand_index, hand in enumerate(tree.hands):
+            if weight[hand_index] <= 0.0:
+                continue
+            entry = (hand, ())
+            row = solver.row_policy(branch, 0, entry)
+            names = [part.bet_name(a) for a in tree.row_actions(part, 0, entry)
+                     [:int(tree.node_nbet[0])]]
+            names += [PLAY] * (len(row) - len(names))
+            for name, probability in zip(names, row):
+                totals[name] = totals.get(name, 0.0) + weight[hand_index] * float(probability)
+    mass = sum(totals.values())
+    return {name: value / mass for name, value in totals.items()}
+
+
+def state_frequencies(directory: pathlib.Path) -> dict[ScoreState, dict[str, float]]:
+    """{state: first-decision frequencies} of every solved state of a match directory
+    (ValueError, one line, unless its states were solved on the public tree)."""
+    engine = PublicEngine()
+    found, mirrors = {}, {}
+    for path in sorted((pathlib.Path(directory) / store.STATES_DIR).iterdir()):
+        if not (path / results.SUMMARY_FILE).exists() or path.name.startswith("."):
+            continue
+        summary = results.read_summary(path)
+        state = parse_label(path.name)
+        if summary.get("mirror_of"):
+            mirrors[state] = parse_label(summary["mirror_of"])
+            continue
+        if summary.get("engine") != "public":
+            raise ValueError(f"{path}: solved by the {summary.get('engine')} engine; the "
+                             f"first-decision table reads public-tree solutions")
+        saved = results.load_result(path)
+        utility = {float(p): float(u) for p, u in summary["match"]["utility_of_points"]}
+        found[state] = first_decision(engine, summary["game"], utility, saved.policy)
+    for state, source in mirrors.items():
+        if source in found:
+            found[state] = found[source]
+    return found
+
+
+def frequency_table(frequencies: dict[ScoreState, dict[str, float]]) -> tuple[list, list]:
+    """(header, rows) of the table: one row per state, one column per action."""
+    actions = sorted({name for row in frequencies.values() for name in row},
+                     key=lambda name: (name == PLAY, name))
+    header = ["score0", "score1", "dealer", *actions]
+    rows = [[s.score0, s.score1, s.dealer, *(f"{frequencies[s].get(a, 0.0):.4f}"
+                                             for a in actions)]
+            for s in sorted(frequencies)]
+    return header, rows
+
+
+def write_tables(frequencies, out: pathlib.Path, caption: str) -> list[pathlib.Path]:
+    """DIR/tables/first_decision.csv and .md."""
+    header, rows = frequency_table(frequencies)
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows([header, *rows])
+    out = pathlib.Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    markdown = [caption, "", "| " + " | ".join(header) + " |",
+                "|" + "---:|" * len(header)]
+    markdown += ["| " + " | ".join(map(str, row)) + " |" for row in rows]
+    paths = [out / f"{STEM}.csv", out / f"{STEM}.md"]
+    results.atomic_write_bytes(paths[0], buffer.getvalue().encode())
+    results.atomic_write_bytes(paths[1], ("\n".join(markdown) + "\n").encode())
+    return paths
+
+
+def plot_first_decision(frequencies, game_string: str, target: int,
+                        out: pathlib.Path) -> list[pathlib.Path]:
+    """One heat map per action (rows) and dealer (columns), percent in every cell."""
+    header, _ = frequency_table(frequencies)
+    actions = header[3:]
+    size = 0.36 * target + 1.2
+    figure, axes = plt.subplots(len(actions), 2, figsize=(2 * size + 2.0, size * len(actions)),
+                                constrained_layout=True, squeeze=False)
+    for row, action in enumerate(actions):
+        for column, dealer in enumerate((1, 0)):
+            axis = axes[row, column]
+            grid = np.full((target, target), np.nan)
+            for state, values in frequencies.items():
+                if state.dealer == dealer:
+                    grid[state.score1, state.score0] = values.get(action, 0.0)
+            image = axis.imshow(grid, origin="lower", cmap="viridis", vmin=0.0, vmax=1.0)
+            for score1, score0 in zip(*np.nonzero(~np.isnan(grid))):
+                value = grid[score1, score0]
+                axis.text(score0, score1, f"{100 * value:.0f}", ha="center", va="center",
+                          fontsize=6 if target > 8 else 8,
+                          color="black" if value > 0.6 else "white")
+            leader = "player 0" if dealer == 1 else "player 1"
+            axis.set_title(f"{action}: dealer {dealer} ({leader} leads)", fontsize=9)
+            axis.set_xlabel("player 0's score")
+            axis.set_ylabel("player 1's score")
+            axis.set_xticks(range(target))
+            axis.set_yticks(range(target))
+        bar = figure.colorbar(image, ax=list(axes[row]), shrink=0.8)
+        bar.set_ticks([0, 0.25, 0.5, 0.75, 1])
+        bar.set_ticklabels(["0", "25", "50", "75", "100"])
+        bar.set_label("% of hands")
+    figure.suptitle(f"{game_title(load_game(game_string))}: the non-dealer's first decision "
+                    f"per score (match to {target}), % of hands", fontsize=10)
+    return _save(figure, pathlib.Path(out), STEM)
