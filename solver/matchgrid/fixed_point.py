@@ -62,6 +62,7 @@ class StateSolution:
     compile_seconds: float
     hand: HandSolution
     position_seconds: float = 0.0
+    first_decision: dict[str, float] | None = None  # `solver.matchgrid.score_strategy`
 
 
 @dataclasses.dataclass(frozen=True)

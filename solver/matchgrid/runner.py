@@ -22,6 +22,7 @@ from solver.matchgrid import store
 from solver.matchgrid.engine import HandEngine, HistoryEngine
 from solver.matchgrid.fixed_point import Settings, StateSolution, solve_position
 from solver.matchgrid.public_engine import PublicEngine
+from solver.matchgrid.score_strategy import first_decision
 from solver.matchgrid.states import MatchSpec, ScoreState
 
 ENGINES = {"history": HistoryEngine, "public": PublicEngine}
@@ -61,9 +62,16 @@ class Executor(Protocol):
 
 def solve_one(spec: MatchSpec, settings: Settings, choice: EngineChoice,
               position: tuple[int, int], known: dict) -> list[StateSolution]:
-    """One position with this process's engine; the warm-start state is dropped (it is not
-    saved, and need not travel back from a Ray worker)."""
-    solutions = solve_position(spec, process_engine(choice), position, known, settings)
+    """One position with this process's engine, with each state's first decision where the
+    engine is the public one (read here, where the tree is: a resumed match needs no
+    strategy file for its tables); the warm-start state is dropped (it is not saved, and
+    need not travel back from a Ray worker)."""
+    engine = process_engine(choice)
+    solutions = solve_position(spec, engine, position, known, settings)
+    if isinstance(engine, PublicEngine):
+        solutions = [dataclasses.replace(solution, first_decision=first_decision(
+            engine, solution.game_string, solution.utility_of_points, solution.hand.policy))
+            for solution in solutions]
     return [_without_solver_state(solution) for solution in solutions]
 
 

@@ -6,8 +6,10 @@ state's average policy: each hand's row at the root of every copy of the play tr
 redeal: kept, declined, agreed), weighted by how often that hand reaches it under the played
 strategies (`PublicSolver.played_couplings`, `branch_reaches`). That gives P(action) per state,
 the score-dependent counterpart of a hand-level strategy chart: where the match makes the
-non-dealer bet more or less. A mirrored state (seat symmetry) takes its image's figures: the
-non-dealer is the same seat of the same hand. Written as DIR/tables/first_decision.{csv,md}
+non-dealer bet more or less. Each state's figures are read when it is solved and kept in its
+record (`first_decision` in its summary.json), so a match resumed on another machine needs no
+strategy file; a mirrored state (seat symmetry) takes its image's: the non-dealer is the same
+seat of the same hand. Written as DIR/tables/first_decision.{csv,md}
 and drawn as one heat map per action over the score grid, one panel per dealer
 (DIR/charts/first_decision.{png,svg}).
 """
@@ -60,27 +62,21 @@ def first_decision(engine: PublicEngine, game_string: str, utility_of_points: di
 
 
 def state_frequencies(directory: pathlib.Path) -> dict[ScoreState, dict[str, float]]:
-    """{state: first-decision frequencies} of every solved state of a match directory
-    (ValueError, one line, unless its states were solved on the public tree)."""
-    engine = PublicEngine()
-    found, mirrors = {}, {}
+    """{state: first-decision frequencies} of every solved state of a match directory, as
+    recorded when it was solved (ValueError, one line, for states solved without them: not
+    on the public tree)."""
+    found, missing = {}, []
     for path in sorted((pathlib.Path(directory) / store.STATES_DIR).iterdir()):
-        if not (path / results.SUMMARY_FILE).exists() or path.name.startswith("."):
+        if path.name.startswith(".") or not (path / results.SUMMARY_FILE).exists():
             continue
-        summary = results.read_summary(path)
-        state = parse_label(path.name)
-        if summary.get("mirror_of"):
-            mirrors[state] = parse_label(summary["mirror_of"])
-            continue
-        if summary.get("engine") != "public":
-            raise ValueError(f"{path}: solved by the {summary.get('engine')} engine; the "
-                             f"first-decision table reads public-tree solutions")
-        saved = results.load_result(path)
-        utility = {float(p): float(u) for p, u in summary["match"]["utility_of_points"]}
-        found[state] = first_decision(engine, summary["game"], utility, saved.policy)
-    for state, source in mirrors.items():
-        if source in found:
-            found[state] = found[source]
+        record = results.read_summary(path)["match"]
+        if "first_decision" in record:
+            found[parse_label(path.name)] = record["first_decision"]
+        else:
+            missing.append(path.name)
+    if missing:
+        raise ValueError(f"{directory}: {len(missing)} states ({', '.join(missing[:3])}, ...) "
+                         f"hold no first decision: it is read from public-tree solutions")
     return found
 
 

@@ -131,6 +131,8 @@ def state_record(solution: StateSolution) -> dict:
         "successors": solution.successors,
         "utility_of_points": [[points, utility] for points, utility
                               in sorted(solution.utility_of_points.items())],
+        **({} if solution.first_decision is None else
+           {"first_decision": solution.first_decision}),
     }
 
 
