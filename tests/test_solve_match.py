@@ -216,7 +216,7 @@ def test_a_state_is_within_its_bracket_and_its_error_bound_is_finite(tiny):
 # --- the public-tree engine, pinned to the history engine ------------------------------------
 
 SMALL = "python_le_truc(num_ranks=4,hand_size=2,isomorphic=true,max_redeals=0)"
-SMALL_REDEAL = "python_le_truc(num_ranks=4,hand_size=2,isomorphic=true,max_redeals=1)"
+SMALL_REDEAL = "python_le_truc(num_ranks=3,hand_size=2,isomorphic=true,max_redeals=1)"
 STATES = (ScoreState(0, 0, 1), ScoreState(10, 7, 0), ScoreState(3, 9, 1), ScoreState(11, 4, 0))
 
 
