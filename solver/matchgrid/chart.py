@@ -16,6 +16,35 @@ from solver.registry import load_game
 STEM = "match_values"
 
 
+def draw_score_grid(axis, values: dict[ScoreState, float], dealer: int, target: int,
+                    cmap: str, text_colour, title: str):
+    """One panel: `values` of the states with this dealer over the score grid (0..1), each
+    cell labelled in percent (`text_colour(value)` picks its colour); returns the image."""
+    grid = np.full((target, target), np.nan)
+    for state, value in values.items():
+        if state.dealer == dealer:
+            grid[state.score1, state.score0] = value
+    image = axis.imshow(grid, origin="lower", cmap=cmap, vmin=0.0, vmax=1.0)
+    for score1, score0 in zip(*np.nonzero(~np.isnan(grid))):
+        value = grid[score1, score0]
+        axis.text(score0, score1, f"{100 * value:.0f}", ha="center", va="center",
+                  fontsize=7 if target > 8 else 9, color=text_colour(value))
+    axis.set_title(title, fontsize=10)
+    axis.set_xlabel("player 0's score")
+    axis.set_ylabel("player 1's score")
+    axis.set_xticks(range(target))
+    axis.set_yticks(range(target))
+    return image
+
+
+def percent_colour_bar(figure, image, axes, label: str) -> None:
+    """A colour bar for 0..1 values, ticked in percent."""
+    bar = figure.colorbar(image, ax=list(axes), shrink=0.8)
+    bar.set_label(label)
+    bar.set_ticks([0, 0.25, 0.5, 0.75, 1])
+    bar.set_ticklabels(["0", "25", "50", "75", "100"])
+
+
 def plot_match_values(values: dict[ScoreState, float], game_string: str, target: int,
                       out: pathlib.Path) -> list[pathlib.Path]:
     """Write `out`/match_values.png and .svg; return their paths."""
@@ -23,28 +52,11 @@ def plot_match_values(values: dict[ScoreState, float], game_string: str, target:
     figure, axes = plt.subplots(1, 2, figsize=(2 * size + 1.2, size), constrained_layout=True)
     image = None
     for dealer, axis in zip((1, 0), axes):
-        grid = np.full((target, target), np.nan)
-        for state, value in values.items():
-            if state.dealer == dealer:
-                grid[state.score1, state.score0] = value
-        image = axis.imshow(grid, origin="lower", cmap="RdBu", vmin=0.0, vmax=1.0)
-        for score1 in range(target):
-            for score0 in range(target):
-                value = grid[score1, score0]
-                if not np.isnan(value):
-                    axis.text(score0, score1, f"{100 * value:.0f}", ha="center", va="center",
-                              fontsize=7 if target > 8 else 9,
-                              color="white" if abs(value - 0.5) > 0.3 else "black")
         seat = "player 0 deals" if dealer == 0 else "player 1 deals (player 0 leads)"
-        axis.set_title(f"dealer {dealer}: {seat}", fontsize=10)
-        axis.set_xlabel("player 0's score")
-        axis.set_ylabel("player 1's score")
-        axis.set_xticks(range(target))
-        axis.set_yticks(range(target))
-    colour_bar = figure.colorbar(image, ax=list(axes), shrink=0.8)
-    colour_bar.set_label("P(player 0 wins the match), %")
-    colour_bar.set_ticks([0, 0.25, 0.5, 0.75, 1])
-    colour_bar.set_ticklabels(["0", "25", "50", "75", "100"])
+        image = draw_score_grid(axis, values, dealer, target, "RdBu",
+                                lambda v: "white" if abs(v - 0.5) > 0.3 else "black",
+                                f"dealer {dealer}: {seat}")
+    percent_colour_bar(figure, image, axes, "P(player 0 wins the match), %")
     figure.suptitle(f"{game_title(load_game(game_string))}: match-win probability before a "
                     f"hand, in % (match to {target})", fontsize=11)
     return _save(figure, pathlib.Path(out), STEM)

@@ -24,6 +24,7 @@ import numpy as np
 from solver import results
 from solver.analysis.charts import _save, game_title, plt
 from solver.matchgrid import store
+from solver.matchgrid.chart import draw_score_grid, percent_colour_bar
 from solver.matchgrid.public_engine import PublicEngine
 from solver.matchgrid.states import ScoreState, parse_label
 from solver.public import _kernels as kernels
@@ -116,28 +117,14 @@ def plot_first_decision(frequencies, game_string: str, target: int,
     figure, axes = plt.subplots(len(actions), 2, figsize=(2 * size + 2.0, size * len(actions)),
                                 constrained_layout=True, squeeze=False)
     for row, action in enumerate(actions):
-        for column, dealer in enumerate((1, 0)):
-            axis = axes[row, column]
-            grid = np.full((target, target), np.nan)
-            for state, values in frequencies.items():
-                if state.dealer == dealer:
-                    grid[state.score1, state.score0] = values.get(action, 0.0)
-            image = axis.imshow(grid, origin="lower", cmap="viridis", vmin=0.0, vmax=1.0)
-            for score1, score0 in zip(*np.nonzero(~np.isnan(grid))):
-                value = grid[score1, score0]
-                axis.text(score0, score1, f"{100 * value:.0f}", ha="center", va="center",
-                          fontsize=6 if target > 8 else 8,
-                          color="black" if value > 0.6 else "white")
+        image = None
+        for axis, dealer in zip(axes[row], (1, 0)):
             leader = "player 0" if dealer == 1 else "player 1"
-            axis.set_title(f"{action}: dealer {dealer} ({leader} leads)", fontsize=9)
-            axis.set_xlabel("player 0's score")
-            axis.set_ylabel("player 1's score")
-            axis.set_xticks(range(target))
-            axis.set_yticks(range(target))
-        bar = figure.colorbar(image, ax=list(axes[row]), shrink=0.8)
-        bar.set_ticks([0, 0.25, 0.5, 0.75, 1])
-        bar.set_ticklabels(["0", "25", "50", "75", "100"])
-        bar.set_label("% of hands")
+            image = draw_score_grid(
+                axis, {state: values.get(action, 0.0) for state, values in frequencies.items()},
+                dealer, target, "viridis", lambda v: "black" if v > 0.6 else "white",
+                f"{action}: dealer {dealer} ({leader} leads)")
+        percent_colour_bar(figure, image, axes[row], "% of hands")
     figure.suptitle(f"{game_title(load_game(game_string))}: the non-dealer's first decision "
                     f"per score (match to {target}), % of hands", fontsize=10)
     return _save(figure, pathlib.Path(out), STEM)
