@@ -28,6 +28,7 @@ import numpy as np
 import pyspiel
 
 from solver.play.bots import make_bot
+from solver.play.sampling import draw_action
 from solver.play.strategy import OutsideSolution, Solution
 
 FALLBACK_BOT = "heuristic"
@@ -77,9 +78,7 @@ class Opponent:
         except OutsideSolution as error:
             fallback = make_bot(FALLBACK_BOT, state.get_game(), int(self.rng.integers(2**31)))
             return fallback.step(state), f" ({FALLBACK_BOT} bot: {error})"
-        actions = list(probabilities)
-        weights = np.array([probabilities[a] for a in actions])
-        return int(actions[self.rng.choice(len(actions), p=weights / weights.sum())]), ""
+        return draw_action(probabilities, self.rng), ""
 
 
 def play_match(game, opponent: Opponent, seat: int, seed: int, hint: bool,

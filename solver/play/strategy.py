@@ -27,6 +27,7 @@ import pyspiel
 from games import le_truc, truco
 from solver import results
 from solver.analysis.decision import DecisionReader
+from solver.play.sampling import draw_action
 from solver.public.cfr import PublicPolicy
 from solver.public.parts import public_parts
 from solver.public.policy import spot_of_info_state, spot_policy
@@ -203,10 +204,7 @@ class StrategyBot(pyspiel.Bot):
 
     def step(self, state) -> int:
         """An action drawn from the solution's probabilities."""
-        probabilities = self.action_probabilities(state)
-        actions = list(probabilities)
-        weights = np.array([probabilities[a] for a in actions])
-        return int(actions[self._rng.choice(len(actions), p=weights / weights.sum())])
+        return draw_action(self.action_probabilities(state), self._rng)
 
     def restart_at(self, state):
         """Stateless: nothing to do."""

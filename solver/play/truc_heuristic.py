@@ -54,6 +54,7 @@ import numpy as np
 import pyspiel
 
 from games import cards, le_truc, tricks, truco
+from solver.play.sampling import draw_action
 
 RAISE_EQUITY = 0.7
 BLUFF_EQUITY = 0.3
@@ -213,12 +214,11 @@ class TrucFamilyHeuristicBot(pyspiel.Bot):
         self._rng = np.random.default_rng(seed)
 
     def step(self, state) -> int:
-        """An action drawn from `action_probabilities`."""
+        """An action drawn from `action_probabilities` (a forced one draws nothing)."""
         probabilities = self.action_probabilities(state)
-        actions = list(probabilities)
-        if len(actions) == 1:
-            return actions[0]
-        return int(self._rng.choice(actions, p=list(probabilities.values())))
+        if len(probabilities) == 1:
+            return next(iter(probabilities))
+        return draw_action(probabilities, self._rng)
 
     def restart_at(self, state):
         """Stateless but for the generator: nothing to do."""
