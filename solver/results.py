@@ -350,7 +350,12 @@ def load_checkpoint(directory: pathlib.Path, game_string: str, run: dict) -> Che
 def part_directory(directory: pathlib.Path, part) -> pathlib.Path:
     """The result directory of one sub-game (`vira 7` -> DIR/vira_7), as `tricksolver solve`
     writes a game solved sub-game by sub-game."""
-    return pathlib.Path(directory) / part.label.replace(" ", "_")
+    return part_directory_named(directory, part.label)
+
+
+def part_directory_named(directory: pathlib.Path, label: str) -> pathlib.Path:
+    """`part_directory` of the sub-game labelled `label`."""
+    return pathlib.Path(directory) / label.replace(" ", "_")
 
 
 def is_combined(directory: pathlib.Path) -> bool:

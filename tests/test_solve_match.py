@@ -254,6 +254,90 @@ def test_the_public_engine_solves_each_state_as_the_history_engine_does(game, tr
     assert len(dealers) == 2  # one tree per dealer, whatever the scores
 
 
+# Trucomano's hand split by vira class (one card from 4 ranks, match to 4: hands of eleven at
+# 3, the iron hand sighted at 3-3, all-tied hands void)
+TRUCO = ("python_trucomano(num_ranks=4,hand_size=1,isomorphic=true,target=4,"
+         "iron_hand_blind=false)")
+TRUCO_STATES = (ScoreState(1, 1, 0), ScoreState(0, 2, 1), ScoreState(3, 1, 1),
+                ScoreState(3, 3, 0))
+
+
+def test_a_truco_hand_is_solved_vira_by_vira_as_the_history_engine_solves_it(tree_cache):
+    """Every vira class solved with the same iterations as the history tree (which deals
+    the vira) gives the same value bracket, weighted by the classes' probabilities; the same
+    outcomes and the same (exact) void bound."""
+    spec = MatchSpec.of_game(TRUCO)
+    history, public = HistoryEngine(), PublicEngine()
+    for state in TRUCO_STATES:
+        hand = spec.hand_game_string(state)
+        outcomes = history.outcomes(hand)
+        assert public.outcomes(hand) == outcomes
+        utility = {points: _utility(points) for points in outcomes}
+        a = history.solve(hand, utility, target_exploitability=1e-12, iterations=30)
+        b = public.solve(hand, utility, target_exploitability=1e-12, iterations=30)
+        assert list(b.parts) == ["vira K", "vira A", "vira 2", "vira 3"]
+        assert b.iterations == sum(part.iterations for part in b.parts.values())
+        assert {part.iterations for part in b.parts.values()} == {a.iterations}
+        assert b.value_low == pytest.approx(a.value_low, abs=1e-9)
+        assert b.value_high == pytest.approx(a.value_high, abs=1e-9)
+        assert public.max_void_probability(hand) == pytest.approx(
+            history.max_void_probability(hand), abs=1e-12)
+        assert public.max_void_probability(hand) > 0  # Trucomano: all-tied hands score 0
+
+
+def test_a_truco_match_on_the_public_tree(tmp_path, capfd, tree_cache):
+    """`solve-match` picks the public engine for two-player Truco, saves each state's vira
+    classes as `tricksolver solve` does, its table agrees with the history engine's within the
+    error bounds, and `exploit` and `show` read a state."""
+    args = ["python_trucomano", "-p", "num_ranks=4", "-p", "hand_size=1", "-p",
+            "isomorphic=true", "-p", "target=4", "-p", "iron_hand_blind=false",
+            "--target-exploitability", "0.001", "--quiet"]
+    out = tmp_path / "public"
+    assert cli.main(["solve-match", *args, "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["engine"] == "public" and summary["states"] == 32
+    on_history = solve_table(TRUCO, tmp_path / "history", choice=HISTORY)
+    records = store.load_states(out, MatchSpec.of_game(TRUCO), {})
+    for state, record in records.items():
+        other = on_history[state]
+        assert abs(record["p0_win"] - other["p0_win"]) <= (
+            record["error_bound"] + other["error_bound"] + 1e-9)
+    state = out / "states" / "2-1-d0"
+    assert sorted(p.name for p in state.glob("vira_*")) == [
+        "vira_2", "vira_3", "vira_A", "vira_K"]
+    capfd.readouterr()
+    assert cli.main(["exploit", str(state)]) == 0
+    printed = capfd.readouterr().out
+    assert "match-win probability" in printed and "difference" in printed
+    recomputed = next(float(line.split()[1]) for line in printed.splitlines()
+                      if line.startswith("exploitability"))
+    assert recomputed == pytest.approx(records[ScoreState(2, 1, 0)]["exploitability"],
+                                       abs=1e-12)
+    assert cli.main(["show", str(out), "--score", "2-1-d0", "--hand", "vira K | 2"]) == 0
+    assert "P(win)" in capfd.readouterr().out
+    assert cli.main(["show", str(out), "--score", "2-1-d0", "--hand", "2"]) == 2
+    assert "name the vira" in capfd.readouterr().err
+    frequencies = json.loads((state / "summary.json").read_text())["match"]["first_decision"]
+    assert sum(frequencies.values()) == pytest.approx(1.0, abs=1e-9)
+    # the states where a player has 3 (the hands of eleven and the iron hand) alone: the
+    # same rows, to the bit
+    rows = tmp_path / "eleven"
+    assert cli.main(["solve-match", *args, "--from-score", "3", "--out", str(rows)]) == 0
+    full = (out / store.VALUES_FILE).read_text().splitlines()
+    assert (rows / store.VALUES_FILE).read_text().splitlines() == [
+        line for line in full if line.startswith("score0") or "3" in line.split(",")[:2]]
+    assert json.loads((rows / "summary.json").read_text())["from_score"] == 3
+
+
+def test_a_blind_iron_hand_sends_the_match_to_the_history_engine(capfd):
+    """Trucomano's blind iron hand (at target - 1 each) is not on the public tree: auto picks
+    the history engine, --engine public is refused naming the score."""
+    args = ["python_trucomano", "-p", "num_ranks=4", "-p", "hand_size=1", "-p",
+            "isomorphic=true", "-p", "target=4", "--quiet", "--iterations", "1"]
+    assert cli.main(["solve-match", *args, "--engine", "public", "--out", "/nonexistent"]) == 2
+    assert "at 3-3" in capfd.readouterr().err
+
+
 def test_the_public_and_history_tables_agree(tiny, tmp_path, tree_cache):
     _, records = tiny
     on_history = solve_table(TINY, tmp_path, choice=HISTORY)

@@ -54,12 +54,22 @@ class OneLineParser(argparse.ArgumentParser):
 
 def positive_int(text: str) -> int:
     """argparse type: a whole number >= 1."""
+    return _whole_number_from(text, 1)
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type: a whole number >= 0."""
+    return _whole_number_from(text, 0)
+
+
+def _whole_number_from(text: str, least: int) -> int:
+    """`text` as a whole number >= `least` (ArgumentTypeError otherwise)."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} must be at least 1")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{text} must be at least {least}")
     return value
 
 

@@ -112,11 +112,18 @@ def _exploit_combined(directory: pathlib.Path) -> int:
     weighted sum (exact: the sub-games are split by public chance)."""
     summary = results.read_summary(directory)
     game = load_game_checked(summary["game"])
+    for_match = summary.get("objective") == "match"  # a state of solve-match
+    units = "match-win probability" if for_match else "points per hand"
     total = 0.0
     compacts = []
     for part in public_parts(game):
         saved = results.load_result(part_directory(directory, part))
-        value = _public_solver(game, saved.policy).exploitability()
+        if for_match:
+            from solver.cli.solve_match import exploit_match_state
+
+            value = exploit_match_state(saved, part.label)
+        else:
+            value = _public_solver(game, saved.policy).exploitability()
         total += part.weight * value
         compacts.append(saved.compact)
         recorded = saved.recorded_exploitability
@@ -124,7 +131,7 @@ def _exploit_combined(directory: pathlib.Path) -> int:
               f"{', compact strategy' if saved.compact else ''}; summary.json "
               f"{'none' if recorded is None else f'{recorded:.9g}'})")
     print(f"game            {summary['game']}")
-    print(f"exploitability  {total:.9g} points per hand (recomputed: the sub-games' weighted "
+    print(f"exploitability  {total:.9g} {units} (recomputed: the sub-games' weighted "
           f"by their probabilities{', compact strategies' if any(compacts) else ''})")
     # the record of the strategies loaded; none to compare with if they are of both kinds
     record = (summary.get("compact", {}) if all(compacts) else {} if any(compacts)
@@ -381,7 +388,8 @@ def run_show(args) -> int:
 
         args.result = state_directory_for(args.result, args.score)
     if is_combined(args.result):
-        return _show_public(*_part_solver(args), args)
+        solver, hand, for_match = _part_solver(args)
+        return _show_public(solver, hand, args, for_match=for_match)
     saved = results.load_result(args.result)
     if not isinstance(saved.policy, AveragePolicy):
         hand = None if args.hand is None else args.hand.split("|")[-1]
@@ -417,21 +425,24 @@ def _public_solver(game, policy):
     return solver_for(game, policy)
 
 
-def _match_state_solver(saved):
-    """A public-tree solver of a match state's hand with the terminal utilities it was solved
-    with, holding its saved policy (its values are then the match utility 2·P(win) − 1)."""
+def _match_state_solver(saved, label: str | None = None):
+    """A public-tree solver of a match state's hand (its sub-game `label`, None: the only
+    one) with the terminal utilities it was solved with, holding its saved policy (its values
+    are then the match utility 2·P(win) − 1)."""
     from solver.matchgrid.public_engine import PublicEngine
     from solver.public.cfr import PublicPolicy
 
     utility = {float(p): float(u) for p, u in saved.summary["match"]["utility_of_points"]}
-    solver = PublicEngine().solver(saved.game_string, utility)
+    solver = PublicEngine().solver(results.base_game_string(saved.game_string), utility,
+                                   label=label)
     solver.load_policy(PublicPolicy(solver.name, saved.policy.talk, saved.policy.sums))
     return solver
 
 
 def _part_solver(args):
-    """(solver of the sub-game the decision is in, the hand without its `vira X | `) for a
-    game solved sub-game by sub-game: the vira class comes from --hand or --infostate."""
+    """(solver of the sub-game the decision is in, the hand without its `vira X | `, whether
+    it is a match state's) for a game solved sub-game by sub-game: the vira class comes from
+    --hand or --infostate."""
     game = load_game_checked(results.read_summary(args.result)["game"])
     text = args.hand if args.hand is not None else args.infostate or ""
     label = next((piece.strip() for piece in text.split("|")
@@ -445,7 +456,9 @@ def _part_solver(args):
                          f"{', '.join(part.label for part in public_parts(game))}")
     saved = results.load_result(part_directory(args.result, part))
     hand = None if args.hand is None else args.hand.split("|")[-1]
-    return _public_solver(game, saved.policy), hand
+    if saved.summary.get("objective") == "match":
+        return _match_state_solver(saved, part.label), hand, True
+    return _public_solver(game, saved.policy), hand, False
 
 
 def _show_public(solver, hand: str | None, args, for_match: bool = False) -> int:

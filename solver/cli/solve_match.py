@@ -10,7 +10,7 @@ import time
 from tqdm import tqdm
 
 from solver import results
-from solver.cli import positive_float, positive_int
+from solver.cli import non_negative_int, positive_float, positive_int
 from solver.cli.games import game_string_from, load_game_checked
 from solver.cli.help import HelpFormatter
 from solver.cli.solve import HISTORY_LIMIT, history_tree_size
@@ -41,7 +41,9 @@ def add_parser(subparsers) -> None:
         "process; --workers N runs N at a time on a local Ray runtime, --address joins a "
         "Ray cluster. Each hand is solved on the public tree where that engine takes the "
         "game (Le Truc with isomorphic=true: its two hand trees, one per dealer, are built "
-        "once and re-scored for every state), else on the history tree.",
+        "once and re-scored for every state; two-player Truco with isomorphic=true: one "
+        "tree per vira class, each solved to the target and combined with its probability), "
+        "else on the history tree.",
         epilog="examples:\n"
         "  tricksolver solve-match python_le_truc -p num_ranks=3 -p hand_size=1 "
         "-p isomorphic=true -p max_redeals=0 -p target=3 --out runs/match_tiny   # seconds\n"
@@ -71,8 +73,9 @@ def add_parser(subparsers) -> None:
                         "(default: the target exploitability / 10)")
     parser.add_argument("--engine", choices=MATCH_ENGINES, default="auto",
                         help="hand engine: public (Le Truc, isomorphic=true, at most one "
-                        "redeal; Truco of one vira class), history (any hand whose tree fits in "
-                        "memory), or auto (public where it takes the game; default)")
+                        "redeal; two-player Truco, isomorphic=true, sighted), history (any hand "
+                        "whose tree fits in memory), or auto (public where it takes the game; "
+                        "default)")
     parser.add_argument("--algorithm", choices=ALGORITHMS, default="dcfr",
                         help="CFR variant (default: dcfr)")
     parser.add_argument("--workers", type=positive_int, metavar="N",
@@ -91,6 +94,10 @@ def add_parser(subparsers) -> None:
                         help="solve every position; by default a position with score0 < "
                         "score1 is the mirror image of (score1, score0) with the seats "
                         "exchanged, V(a, b, d) = 1 - V(b, a, 1 - d), and is not solved again")
+    parser.add_argument("--from-score", type=non_negative_int, default=0, metavar="S",
+                        help="solve only the states where a player has at least S points "
+                        "(their hands never reach the others), e.g. S = target - 1: Truco's "
+                        "hands of eleven and the iron hand (default 0: every state)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(func=run_solve_match)
 
@@ -99,11 +106,10 @@ def run_solve_match(args) -> int:
     """`tricksolver solve-match`."""
     from solver.matchgrid import MatchSpec, Settings, solve_match
     from solver.matchgrid.runner import EngineChoice, run_settings
-    from solver.matchgrid.states import ScoreState
 
     game = load_game_checked(game_string_from(args.game, args.param))
-    spec = MatchSpec.of_game(game)
-    engine = match_engine(args.engine, spec.hand_game(ScoreState(0, 0, 1)))
+    spec = MatchSpec.of_game(game, args.from_score)
+    engine = match_engine(args.engine, spec)
     choice = EngineChoice(engine, args.algorithm, args.cache or engine == "public")
     directory = args.out if args.out is not None else (
         results.default_result_dir(spec.game).with_name(
@@ -138,17 +144,21 @@ def run_solve_match(args) -> int:
                    commit)
 
 
-def match_engine(engine: str, hand) -> str:
-    """The hand engine `--engine` means for a match whose hand at 0-0 is `hand`; ValueError
-    (one line) if the engine asked for cannot take it."""
+def match_engine(engine: str, spec) -> str:
+    """The hand engine `--engine` means for the match `spec` (public if that engine takes the
+    hand at every score); ValueError (one line) if the engine asked for cannot take it."""
+    from solver.matchgrid.states import ScoreState
     from solver.public.parts import public_parts
 
-    try:
-        one_part = len(public_parts(hand)) == 1
-        why = "" if one_part else "a hand split into vira classes is not solved for the match"
-    except ValueError as error:
-        one_part, why = False, str(error)
-    if engine != "history" and one_part:
+    hand = spec.hand_game(ScoreState(0, 0, 1))
+    takes, why = True, ""
+    for position in spec.positions():
+        try:
+            public_parts(spec.hand_game(ScoreState(*position, 1)))
+        except ValueError as error:
+            takes, why = False, f"at {position[0]}-{position[1]}, {error}"
+            break
+    if engine != "history" and takes:
         return "public"
     if engine == "public":
         raise ValueError(f"--engine public: {why}; use --engine history on a variant whose "
@@ -233,17 +243,19 @@ def state_directory_for(directory: pathlib.Path, score: str) -> pathlib.Path:
     return path
 
 
-def exploit_match_state(saved) -> float:
-    """A match state's exploitability recomputed in win-probability units, with the terminal
-    utilities it was solved with: on the public tree for a public-engine state, else on its
-    hand game's compiled history tree."""
+def exploit_match_state(saved, label: str | None = None) -> float:
+    """A match state's exploitability (of its sub-game `label`, given it; None: the only
+    one) recomputed in win-probability units, with the terminal utilities it was solved with:
+    on the public tree for a public-engine state, else on its hand game's compiled history
+    tree."""
     from solver.public.cfr import PublicPolicy
 
     utility = {float(p): float(u) for p, u in saved.summary["match"]["utility_of_points"]}
     if isinstance(saved.policy, PublicPolicy):
         from solver.matchgrid.public_engine import PublicEngine
 
-        low, high = PublicEngine().bracket(saved.game_string, utility, saved.policy)
+        low, high = PublicEngine().bracket(results.base_game_string(saved.game_string),
+                                           utility, saved.policy, label)
         return (high - low) / 4
     from solver.history.best_response import nash_conv_of_array
     from solver.history.policy import policy_array

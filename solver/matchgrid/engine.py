@@ -45,7 +45,9 @@ class HandSolution:
     value_low, value_high: the best-response bracket of the game value (utility units);
     policy: the average policy (information state strings filled in, no tree attached);
     curve: (iteration, seconds, exploitability in utility units); state: the solver state,
-    to warm-start a re-solve of the same game with other utilities.
+    to warm-start a re-solve of the same game with other utilities. A hand solved sub-game by
+    sub-game (`solver.matchgrid.public_engine.combined`) has no policy or state of its own:
+    `parts` holds each sub-game's solution by label, and the figures are their combination.
     """
 
     game_string: str
@@ -55,8 +57,9 @@ class HandSolution:
     seconds: float
     compile_seconds: float
     curve: list[tuple[int, float, float]]
-    policy: AveragePolicy
+    policy: AveragePolicy | None
     state: SolverState | None
+    parts: dict[str, HandSolution] | None = None
 
     @property
     def value(self) -> float:

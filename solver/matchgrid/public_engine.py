@@ -23,6 +23,13 @@ deal probability of those pairs. With Le Truc's redeal a hand sees a second deal
 of hands has the first deal's distribution (exchangeability), so the union bound doubles it.
 The history engine computes the same maximum on the history tree (equal on the small
 variants, `tests/test_solve_match.py`).
+
+A hand the engine splits into sub-games (two-player Truco: one per vira class, the vira being
+public) is solved sub-game by sub-game with the same terminal utilities, each to the target,
+and combined with the sub-games' probabilities: a best response decomposes over a public
+chance outcome, so the combined bracket, exploitability and void bound (the weighted sums) are
+exact. The sub-games' trees are read from the tree cache in turn (as many held in memory as
+`memory_bytes` allows).
 """
 from __future__ import annotations
 
@@ -34,7 +41,7 @@ import numpy as np
 from solver.cfr import run_iterations
 from solver.matchgrid.engine import HandSolution
 from solver.public.cfr import PublicPolicy, PublicSolver
-from solver.public.parts import part_named
+from solver.public.parts import part_named, public_parts
 from solver.public.solve import make_solver
 from solver.public.tree import PlayTree, load_play_tree, tree_name
 from solver.registry import load_game
@@ -54,43 +61,58 @@ class SharedTree:
 
 
 class PublicEngine:
-    """`HandEngine` on the public tree (module docstring). One sub-game only: Le Truc, or a
-    Truco variant of one vira class (a match of vira-split hands is not solved here)."""
+    """`HandEngine` on the public tree (module docstring): Le Truc's hand is one sub-game,
+    two-player Truco's one per vira class."""
 
     name = "public"
 
-    def __init__(self, algorithm: str = "dcfr", cache: bool = True, keep: int = 2):
-        """`cache`: read and write the public tree cache (`solver.public.tree`); `keep`:
-        trees held in memory (the two dealers)."""
+    def __init__(self, algorithm: str = "dcfr", cache: bool = True,
+                 memory_bytes: float = 6e9):
+        """`cache`: read and write the public tree cache (`solver.public.tree`);
+        `memory_bytes`: the trees held in memory at most (the oldest are dropped beyond it,
+        the last one always kept; a dropped tree is read from the cache when needed again)."""
         self.schedule = make_schedule(algorithm)
         self.algorithm = algorithm
         self.cache = cache
-        self.keep = keep
+        self.memory_bytes = memory_bytes
         self._shared: dict[str, SharedTree] = {}
+        self._void_bounds: dict[str, tuple[float, float]] = {}  # (weight, bound), kept
+        self._outcomes: dict[str, list[float]] = {}
         self._charged: set[str] = set()  # trees whose building seconds a solve reported
 
-    def shared(self, game_string: str) -> SharedTree:
-        """The tree `game_string`'s hand is played on, built or read once."""
-        game = load_game(game_string)
-        reference = _with_scores(game, game.rules.tree_scores())
-        key = str(reference)
+    def labels(self, game_string: str) -> list[str | None]:
+        """The sub-games of `game_string`'s hand, by label ([None]: one sub-game)."""
+        parts = public_parts(load_game(game_string))
+        return [None] if len(parts) == 1 else [part.label for part in parts]
+
+    def shared(self, game_string: str, label: str | None = None) -> SharedTree:
+        """The tree of sub-game `label` (None: the only one) that `game_string`'s hand is
+        played on, built or read once."""
+        reference, key = _tree_key(game_string, label)
         if key not in self._shared:
             began = time.perf_counter()
-            part = part_named(reference, None)
+            part = part_named(reference, label)
             tree = load_play_tree(reference, part, self.cache)
-            solver = make_solver(reference, self.schedule, part, tree)
-            void = solver.deals_per_hand * float(np.sum(solver.deals.first_hands()
-                                                        * void_pairs(tree)))
-            while len(self._shared) >= self.keep:
-                self._shared.pop(next(iter(self._shared)))
+            if key not in self._void_bounds:
+                solver = make_solver(reference, self.schedule, part, tree)
+                void = solver.deals_per_hand * float(np.sum(solver.deals.first_hands()
+                                                            * void_pairs(tree)))
+                self._void_bounds[key] = (part.weight, min(void, 1.0))
             self._shared[key] = SharedTree(reference, part, tree, time.perf_counter() - began,
-                                           min(void, 1.0))
+                                           self._void_bounds[key][1])
+            self._drop_beyond_budget()
         return self._shared[key]
 
-    def points(self, game_string: str) -> np.ndarray:
-        """Player 0's points at every node of the shared tree for `game_string`'s scores (0 at
-        decision nodes)."""
-        shared, rules = self.shared(game_string), load_game(game_string).rules
+    def _drop_beyond_budget(self) -> None:
+        """Drop the oldest trees while those held exceed `memory_bytes` (keeping the last)."""
+        while len(self._shared) > 1 and sum(
+                _tree_bytes(shared.tree) for shared in self._shared.values()) > self.memory_bytes:
+            self._shared.pop(next(iter(self._shared)))
+
+    def points(self, game_string: str, label: str | None = None) -> np.ndarray:
+        """Player 0's points at every node of sub-game `label`'s shared tree for
+        `game_string`'s scores (0 at decision nodes)."""
+        shared, rules = self.shared(game_string, label), load_game(game_string).rules
         tree = shared.tree
         points = tree.node_payoff.copy()
         match = tree.node_whole_match == 1
@@ -100,21 +122,33 @@ class PublicEngine:
         return points
 
     def outcomes(self, game_string: str) -> list[float]:
-        """See `HandEngine.outcomes`."""
-        tree = self.shared(game_string).tree
-        return sorted(np.unique(self.points(game_string)[tree.node_player < 0]).tolist())
+        """See `HandEngine.outcomes` (over every sub-game)."""
+        if game_string not in self._outcomes:
+            found = set()
+            for label in self.labels(game_string):
+                tree = self.shared(game_string, label).tree
+                found.update(np.unique(self.points(game_string, label)[tree.node_player < 0]))
+            self._outcomes[game_string] = sorted(float(points) for points in found)
+        return self._outcomes[game_string]
 
     def max_void_probability(self, game_string: str) -> float:
         """See `HandEngine.max_void_probability` (module docstring)."""
-        return self.shared(game_string).void_bound
+        total = 0.0
+        for label in self.labels(game_string):
+            _, key = _tree_key(game_string, label)
+            if key not in self._void_bounds:
+                self.shared(game_string, label)
+            weight, bound = self._void_bounds[key]
+            total += weight * bound
+        return min(total, 1.0)
 
     def solver(self, game_string: str, utility_of_points: dict[float, float],
-               state=None) -> PublicSolver:
-        """A public solver of `game_string`'s hand with these terminal utilities (from
-        `state`'s tables if given)."""
-        shared = self.shared(game_string)
+               state=None, label: str | None = None) -> PublicSolver:
+        """A public solver of sub-game `label` of `game_string`'s hand with these terminal
+        utilities (from `state`'s tables if given)."""
+        shared = self.shared(game_string, label)
         tree = shared.tree
-        points = self.points(game_string)
+        points = self.points(game_string, label)
         terminals = tree.node_player < 0
         utility = np.zeros_like(points)
         values, inverse = np.unique(points[terminals], return_inverse=True)
@@ -128,10 +162,28 @@ class PublicEngine:
     def solve(self, game_string: str, utility_of_points: dict[float, float], *,
               target_exploitability: float, iterations: int, eval_every: int = 10,
               warm_start: HandSolution | None = None) -> HandSolution:
-        """See `HandEngine.solve`."""
-        shared = self.shared(game_string)
+        """See `HandEngine.solve`; a hand split into sub-games is solved sub-game by sub-game,
+        each to the target, and combined (module docstring)."""
+        labels = self.labels(game_string)
+        solutions = {label: self._solve_part(
+            game_string, label, utility_of_points, target_exploitability=target_exploitability,
+            iterations=iterations, eval_every=eval_every,
+            warm_start=None if warm_start is None else
+            warm_start if warm_start.parts is None else warm_start.parts[label])
+            for label in labels}
+        if labels == [None]:
+            return solutions[None]
+        weights = [self.shared(game_string, label).part.weight for label in labels]
+        return combined(game_string, weights, solutions)
+
+    def _solve_part(self, game_string: str, label: str | None,
+                    utility_of_points: dict[float, float], *, target_exploitability: float,
+                    iterations: int, eval_every: int,
+                    warm_start: HandSolution | None) -> HandSolution:
+        """One sub-game of the hand solved to the target."""
+        shared = self.shared(game_string, label)
         solver = self.solver(game_string, utility_of_points,
-                             None if warm_start is None else warm_start.state)
+                             None if warm_start is None else warm_start.state, label)
         curve, exploitability, seconds = run_iterations(
             solver, solver.exploitability, algorithm=self.algorithm, iterations=iterations,
             target_exploitability=target_exploitability, time_limit=None,
@@ -152,19 +204,49 @@ class PublicEngine:
     def _charge(self, shared: SharedTree) -> float:
         """The seconds building `shared` took for the first state solved on it, 0 after (a
         match's total then counts every tree once)."""
-        key = str(shared.game)
+        key = f"{shared.game}|{shared.part.label}"
         if key in self._charged:
             return 0.0
         self._charged.add(key)
         return shared.seconds
 
     def bracket(self, game_string: str, utility_of_points: dict[float, float],
-                policy: PublicPolicy) -> tuple[float, float]:
-        """(low, high): the value bracket of a saved average policy with these utilities."""
-        solver = self.solver(game_string, utility_of_points)
+                policy: PublicPolicy, label: str | None = None) -> tuple[float, float]:
+        """(low, high): the value bracket of sub-game `label`'s saved average policy with
+        these utilities (given the sub-game: not weighted by its probability)."""
+        solver = self.solver(game_string, utility_of_points, label=label)
         solver.load_policy(PublicPolicy(solver.name, policy.talk, policy.sums))
         high, best1 = solver.best_response_values()
         return -best1, high
+
+
+def combined(game_string: str, weights: list[float],
+             solutions: dict[str, HandSolution]) -> HandSolution:
+    """The hand whose sub-games (public chance outcomes of probabilities `weights`) are
+    `solutions`: bracket weighted, iterations and seconds summed, the curve at the iterations
+    every sub-game evaluated (seconds summed, exploitability weighted); each sub-game's own
+    solution (policy, solver state) kept under `parts`."""
+    parts = list(solutions.values())
+    curves = [{i: (s, e) for i, s, e in part.curve} for part in parts]
+    common = sorted(set.intersection(*(set(curve) for curve in curves)))
+    return HandSolution(
+        game_string=game_string,
+        value_low=sum(w * part.value_low for w, part in zip(weights, parts)),
+        value_high=sum(w * part.value_high for w, part in zip(weights, parts)),
+        iterations=sum(part.iterations for part in parts),
+        seconds=sum(part.seconds for part in parts),
+        compile_seconds=sum(part.compile_seconds for part in parts),
+        curve=[(i, sum(curve[i][0] for curve in curves),
+                sum(w * curve[i][1] for w, curve in zip(weights, curves))) for i in common],
+        policy=None, state=None, parts=solutions)
+
+
+def _tree_key(game_string: str, label: str | None) -> tuple[object, str]:
+    """(the game whose tree `game_string`'s hand is played on, the key of sub-game `label`'s
+    tree)."""
+    game = load_game(game_string)
+    reference = _with_scores(game, game.rules.tree_scores())
+    return reference, f"{reference}|{label}"
 
 
 def _with_scores(game, scores: tuple[int, int]):
@@ -186,6 +268,11 @@ def void_pairs(tree: PlayTree) -> np.ndarray:
                                & (tree.node_whole_match == 0)):
         found[np.ix_(*_hands_at(tree, int(parent[node]), int(edge[node])))] = True
     return found
+
+
+def _tree_bytes(tree: PlayTree) -> int:
+    """The bytes of a tree's arrays."""
+    return sum(value.nbytes for value in vars(tree).values() if isinstance(value, np.ndarray))
 
 
 def _parents(tree: PlayTree) -> tuple[np.ndarray, np.ndarray]:

@@ -19,7 +19,7 @@ import pathlib
 from typing import Callable, Protocol
 
 from solver.matchgrid import store
-from solver.matchgrid.engine import HandEngine, HistoryEngine
+from solver.matchgrid.engine import HandEngine, HandSolution, HistoryEngine
 from solver.matchgrid.fixed_point import Settings, StateSolution, solve_position
 from solver.matchgrid.public_engine import PublicEngine
 from solver.matchgrid.score_strategy import first_decision
@@ -70,14 +70,21 @@ def solve_one(spec: MatchSpec, settings: Settings, choice: EngineChoice,
     solutions = solve_position(spec, engine, position, known, settings)
     if isinstance(engine, PublicEngine):
         solutions = [dataclasses.replace(solution, first_decision=first_decision(
-            engine, solution.game_string, solution.utility_of_points, solution.hand.policy))
+            engine, solution.game_string, solution.utility_of_points, solution.hand))
             for solution in solutions]
     return [_without_solver_state(solution) for solution in solutions]
 
 
 def _without_solver_state(solution: StateSolution) -> StateSolution:
-    """`solution` without the regrets of its last solve."""
-    return dataclasses.replace(solution, hand=dataclasses.replace(solution.hand, state=None))
+    """`solution` without the regrets of its last solve (of every sub-game)."""
+    return dataclasses.replace(solution, hand=_hand_without_state(solution.hand))
+
+
+def _hand_without_state(hand: HandSolution) -> HandSolution:
+    """`hand` without its solver state, and its sub-games' without theirs."""
+    parts = None if hand.parts is None else {
+        label: dataclasses.replace(part, state=None) for label, part in hand.parts.items()}
+    return dataclasses.replace(hand, state=None, parts=parts)
 
 
 class SerialExecutor:

@@ -25,6 +25,7 @@ from solver import results
 from solver.analysis.charts import _save, game_title, plt
 from solver.matchgrid import store
 from solver.matchgrid.chart import draw_score_grid, percent_colour_bar
+from solver.matchgrid.engine import HandSolution
 from solver.matchgrid.public_engine import PublicEngine
 from solver.matchgrid.states import ScoreState, parse_label
 from solver.public import _kernels as kernels
@@ -36,9 +37,24 @@ PLAY = "Lead a card"
 
 
 def first_decision(engine: PublicEngine, game_string: str, utility_of_points: dict,
-                   policy: PublicPolicy) -> dict[str, float]:
-    """{action: probability} of the non-dealer's first card turn in one state's hand."""
-    solver = engine.solver(game_string, utility_of_points)
+                   hand: HandSolution) -> dict[str, float]:
+    """{action: probability} of the non-dealer's first card turn in one state's hand (a hand
+    solved sub-game by sub-game: each sub-game's, weighted by its probability)."""
+    if hand.parts is None:
+        return _part_first_decision(engine, game_string, utility_of_points, hand.policy, None)
+    totals: dict[str, float] = {}
+    for label, part in hand.parts.items():
+        weight = engine.shared(game_string, label).part.weight
+        found = _part_first_decision(engine, game_string, utility_of_points, part.policy, label)
+        for name, probability in found.items():
+            totals[name] = totals.get(name, 0.0) + weight * probability
+    return totals
+
+
+def _part_first_decision(engine: PublicEngine, game_string: str, utility_of_points: dict,
+                         policy: PublicPolicy, label: str | None) -> dict[str, float]:
+    """`first_decision` in sub-game `label` of the hand (None: the only one)."""
+    solver = engine.solver(game_string, utility_of_points, label=label)
     solver.load_policy(PublicPolicy(solver.name, policy.talk, policy.sums))
     tree, part = solver.tree, solver.part
     talk = solver.talk_policy(kernels.AVERAGE)

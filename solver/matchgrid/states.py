@@ -62,17 +62,22 @@ def parse_label(text: str, default_dealer: int = 1) -> ScoreState:
 class MatchSpec:
     """A match of a Truc-family game: its hand game's parameters (score and dealer aside)
     and the target. `game` is the canonical game string with the score parameters at their
-    defaults (what a match solve is recorded under)."""
+    defaults (what a match solve is recorded under). `from_score`: only the positions where a
+    player has at least that many points are solved (0: all); scores only grow, so their
+    hands reach no other position (`from_score = target - 1`: Truco's hands of eleven and
+    the iron hand)."""
 
     short_name: str
     parameters: tuple[tuple[str, object], ...]
     target: int
     game: str
+    from_score: int = 0
 
     @classmethod
-    def of_game(cls, game: pyspiel.Game | str) -> "MatchSpec":
-        """The match of `game`; ValueError (one line) for games this match model does not fit
-        or a game string that sets the score parameters itself."""
+    def of_game(cls, game: pyspiel.Game | str, from_score: int = 0) -> "MatchSpec":
+        """The match of `game` (the positions from `from_score` on); ValueError (one line) for
+        games this match model does not fit, a game string that sets the score parameters
+        itself, or a `from_score` outside 0 .. target - 1."""
         game = load_game(game)
         short_name = game.get_type().short_name
         if short_name not in MATCH_GAMES:
@@ -89,8 +94,12 @@ class MatchSpec:
                              f"every state itself; drop these parameters")
         for name in SCORE_PARAMETERS:
             parameters.pop(name)
-        return cls(short_name, tuple(sorted(parameters.items())), int(parameters["target"]),
-                   str(game))
+        target = int(parameters["target"])
+        if not 0 <= from_score < target:
+            raise ValueError(f"from score {from_score}: a score the match can be at, 0 to "
+                             f"{target - 1} (target {target})")
+        return cls(short_name, tuple(sorted(parameters.items())), target, str(game),
+                   from_score)
 
     def hand_game(self, state: ScoreState) -> pyspiel.Game:
         """The hand played in `state`: the game with score0, score1 and dealer set."""
@@ -102,10 +111,12 @@ class MatchSpec:
         return str(self.hand_game(state))
 
     def positions(self) -> list[tuple[int, int]]:
-        """Every (score0, score1) below the target, in solving order: decreasing total, then
-        decreasing score0 (every position comes after all the positions its hand can reach)."""
+        """Every (score0, score1) below the target (a player at `from_score` or more), in
+        solving order: decreasing total, then decreasing score0 (every position comes after
+        all the positions its hand can reach)."""
         scores = range(self.target)
-        return sorted(((a, b) for a in scores for b in scores), key=lambda p: (-sum(p), -p[0]))
+        return sorted(((a, b) for a in scores for b in scores
+                       if max(a, b) >= self.from_score), key=lambda p: (-sum(p), -p[0]))
 
     def states(self) -> list[ScoreState]:
         """Every score state, in solving order (dealer 0 before dealer 1 at each position)."""

@@ -6,6 +6,10 @@
         summary.json        the hand game string, `objective: match`, exploitability and value
                             in win-probability units, and under `match` the state's figures
                             (bracket, error bound, utilities of the terminals, fixed point)
+        vira_X/             for a hand solved sub-game by sub-game (Truco's vira classes):
+                            no strategy.npz above, one result directory per sub-game instead
+                            (its strategy, curve and summary), the summary above listing
+                            them under `by_part` as `tricksolver solve` does
     DIR/match_values.csv    score0,score1,dealer,p0_win: one row per state
     DIR/summary.json        the match: game, settings, per-state figures, totals, how each
                             figure was obtained
@@ -26,8 +30,11 @@ import pathlib
 import shutil
 
 from solver import results
+from solver.matchgrid.engine import HandSolution
 from solver.matchgrid.fixed_point import StateSolution
 from solver.matchgrid.states import LABEL, MatchSpec, ScoreState, parse_label
+from solver.public.parts import public_parts
+from solver.registry import load_game
 
 STATES_DIR = "states"
 VALUES_FILE = "match_values.csv"
@@ -67,10 +74,37 @@ def save_state(directory: pathlib.Path, solution: StateSolution, run: dict) -> N
         "compile_seconds": solution.compile_seconds,
         "match": state_record(solution),
     }
-    results.save_result(temporary, hand.policy, curve, summary)
+    if hand.parts is None:
+        results.save_result(temporary, hand.policy, curve, summary)
+    else:
+        weights = {part.label: part.weight
+                   for part in public_parts(load_game(solution.game_string))}
+        summary["by_part"] = [_save_part(temporary, summary, label, weights[label], part)
+                              for label, part in hand.parts.items()]
+        results.atomic_write_bytes(temporary / results.CURVE_FILE,
+                                   results.curve_csv(curve).encode())
+        results.write_summary(temporary, summary)
     if final.exists():
         shutil.rmtree(final)
     os.rename(temporary, final)
+
+
+def _save_part(directory: pathlib.Path, state_summary: dict, label: str, weight: float,
+               hand: HandSolution) -> dict:
+    """Write one sub-game's result directory under a state's; its row of `by_part`."""
+    figures = {"part": label, "weight": weight, "iterations": hand.iterations,
+               "exploitability": hand.exploitability / 2,
+               "game_value": 0.5 * (hand.value + 1.0), "seconds": hand.seconds,
+               "compile_seconds": hand.compile_seconds}
+    summary = {key: state_summary[key] for key in (
+        "game", "game_short_name", "params_hash", "objective", "units")}
+    summary.update(figures)
+    summary["game"] = hand.policy.game_string  # `GAME|vira X`, as `tricksolver solve` names it
+    summary["match"] = {"utility_of_points": state_summary["match"]["utility_of_points"]}
+    curve = [(i, s, e / 2) for i, s, e in hand.curve]
+    results.save_result(results.part_directory_named(directory, label), hand.policy, curve,
+                        summary)
+    return {**figures, "finished": True}
 
 
 def save_mirror(directory: pathlib.Path, spec: MatchSpec, state: ScoreState, source: dict,

@@ -29,6 +29,8 @@ HOW = {
     "position_seconds": "wall seconds of the state's position (both dealers: compiling, "
                         "every round, brackets, bounds, names); the totals count each "
                         "position once",
+    "from_score": "where set, only the states where a player has at least that many points "
+                  "are solved (their hands reach no other state); the table holds those",
     "symmetry": "max over states of |V(a, b, d) - (1 - V(b, a, 1 - d))|: zero for a game "
                 "whose two seats play by the same rules, up to the error bounds; with "
                 "seat_symmetry the states with score0 < score1 are the mirror images of the "
@@ -51,6 +53,7 @@ def match_summary(spec: MatchSpec, records: dict[ScoreState, dict], run: dict,
         "objective": "match",
         "target": spec.target,
         **{key: value for key, value in run.items() if key != "match_game"},
+        **({"from_score": spec.from_score} if spec.from_score else {}),
         "states": len(states),
         "at_a_glance": glance,
         "totals": {
@@ -91,7 +94,9 @@ def format_summary(summary: dict, directory) -> str:
                        for label, value in summary["at_a_glance"].items())
     return "\n".join([
         f"game            {summary['game']}",
-        f"states          {summary['states']} (target {summary['target']}), "
+        f"states          {summary['states']} (target {summary['target']}"
+        + (f", from score {summary['from_score']}" if summary.get("from_score") else "")
+        + "), "
         f"{totals['iterations']} {summary['algorithm']} iterations; "
         f"{totals['position_seconds']:.1f} s in all ({totals['solve_seconds']:.1f} s CFR, "
         f"{totals['compile_seconds']:.1f} s compile); this run "
