@@ -317,6 +317,8 @@ def test_a_truco_match_on_the_public_tree(tmp_path, capfd, tree_cache):
     assert "P(win)" in capfd.readouterr().out
     assert cli.main(["show", str(out), "--score", "2-1-d0", "--hand", "2"]) == 2
     assert "name the vira" in capfd.readouterr().err
+    assert cli.main(["chart", str(state)]) == 2  # hand-level charts would value it in points
+    assert "plays for the match" in capfd.readouterr().err
     frequencies = json.loads((state / "summary.json").read_text())["match"]["first_decision"]
     assert sum(frequencies.values()) == pytest.approx(1.0, abs=1e-9)
     # the states where a player has 3 (the hands of eleven and the iron hand) alone: the

@@ -531,11 +531,28 @@ def _add_chart(subparsers) -> None:
     parser.set_defaults(func=run_chart)
 
 
+def _refuse_match_state(path: pathlib.Path) -> None:
+    """ValueError (one line) for one state of a match solve: the hand-level charts value
+    hands in points, its strategy plays for the match."""
+    try:
+        summary = results.read_summary(path)
+    except results.ResultError:
+        return  # not a result: the chart itself says what is wrong
+    if summary.get("objective") == "match" and "match_game" in summary:
+        match = pathlib.Path(path).parent.parent
+        raise ValueError(f"{path} is one state of a match solve, whose strategy plays for the "
+                         f"match while the charts value hands in points: chart {match}, or "
+                         f"read the state with 'tricksolver show {match} --score "
+                         f"{pathlib.Path(path).name} --hand ...' (P(win) per action)")
+
+
 def run_chart(args) -> int:
     """`tricksolver chart`."""
     from solver.analysis import charts
 
     first = args.results[0]
+    for path in args.results:
+        _refuse_match_state(path)
     if (first / "match_values.csv").exists():  # a match solve: its heat map
         from solver.cli.solve_match import chart_match
 

@@ -214,9 +214,10 @@ def _draw(directory: pathlib.Path, summary: dict,
     if summary.get("engine") == "public":
         frequencies = score_strategy.state_frequencies(directory)
         paths += score_strategy.write_tables(
-            frequencies, directory / "tables", f"The non-dealer's first decision per score "
-            f"state of `{game}` (match to {target}): P(action) over his hands, from each "
-            f"state's equilibrium; `tricksolver chart {directory}` redraws it.")
+            frequencies, directory / "tables", f"The hand's first decision per score state "
+            f"of `{game}` (match to {target}; the non-dealer's, in a Truco hand of eleven the "
+            f"side at eleven's): P(action) over his hands, from each state's equilibrium; "
+            f"`tricksolver chart {directory}` redraws it.")
         paths += score_strategy.plot_first_decision(frequencies, game, target, charts)
     return paths
 

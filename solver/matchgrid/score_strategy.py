@@ -11,7 +11,10 @@ record (`first_decision` in its summary.json), so a match resumed on another mac
 strategy file; a mirrored state (seat symmetry) takes its image's: the non-dealer is the same
 seat of the same hand. Written as DIR/tables/first_decision.{csv,md}
 and drawn as one heat map per action over the score grid, one panel per dealer
-(DIR/charts/first_decision.{png,svg}).
+(DIR/charts/first_decision.{png,svg}). In Truco the non-dealer is the mão and his first turn
+is truco (Raise) or a card, except in a hand of eleven, whose first decision is the side at
+eleven's `Play 11` / `Run 11` (that side's, whoever deals), and in the iron hand (a card); a
+hand split by vira class gives each class's frequencies weighted by its probability.
 """
 from __future__ import annotations
 
@@ -141,6 +144,6 @@ def plot_first_decision(frequencies, game_string: str, target: int,
                 dealer, target, "viridis", lambda v: "black" if v > 0.6 else "white",
                 f"{action}: dealer {dealer} ({leader} leads)")
         percent_colour_bar(figure, image, axes[row], "% of hands")
-    figure.suptitle(f"{game_title(load_game(game_string))}: the non-dealer's first decision "
+    figure.suptitle(f"{game_title(load_game(game_string))}: the hand's first decision "
                     f"per score (match to {target}), % of hands", fontsize=10)
     return _save(figure, pathlib.Path(out), STEM)
