@@ -321,6 +321,7 @@ def test_a_truco_match_on_the_public_tree(tmp_path, capfd, tree_cache):
     assert "plays for the match" in capfd.readouterr().err
     frequencies = json.loads((state / "summary.json").read_text())["match"]["first_decision"]
     assert sum(frequencies.values()) == pytest.approx(1.0, abs=1e-9)
+    _check_by_hand_table(out / "tables" / "first_decision_by_hand.csv", records)
     # the states where a player has 3 (the hands of eleven and the iron hand) alone: the
     # same rows, to the bit
     rows = tmp_path / "eleven"
@@ -406,6 +407,26 @@ def test_the_command_resumes_after_sigkill_with_the_same_table(tiny, tmp_path, c
     assert cli.main(["chart", str(out)]) == 0
     assert (out / "charts" / "first_decision.png").exists()
     _check_first_decision_table(out / "tables" / "first_decision.csv")
+    _check_by_hand_table(out / "tables" / "first_decision_by_hand.csv", tiny[1])
+
+
+def _check_by_hand_table(path: pathlib.Path, records: dict[ScoreState, dict]) -> None:
+    """Every state's hands, their shares summing to one, each row's frequencies to one, and
+    the state's first decision their share-weighted mean (its mirror image's for a mirror)."""
+    import csv
+
+    rows = list(csv.DictReader(path.read_text().splitlines()))
+    actions = [key for key in rows[0] if key not in ("score0", "score1", "dealer", "part",
+                                                     "hand", "share")]
+    for state, record in records.items():
+        mine = [r for r in rows if (int(r["score0"]), int(r["score1"]), int(r["dealer"]))
+                == (state.score0, state.score1, state.dealer)]
+        assert sum(float(r["share"]) for r in mine) == pytest.approx(1.0, abs=1e-6)
+        for row in mine:
+            assert sum(float(row[a]) for a in actions) == pytest.approx(1.0, abs=1e-5)
+        for action, frequency in record["first_decision"].items():
+            assert sum(float(r["share"]) * float(r[action]) for r in mine) == pytest.approx(
+                frequency, abs=1e-5)
 
 
 def _check_first_decision_table(path: pathlib.Path) -> None:

@@ -219,6 +219,7 @@ def _draw(directory: pathlib.Path, summary: dict,
             f"side at eleven's): P(action) over his hands, from each state's equilibrium; "
             f"`tricksolver chart {directory}` redraws it.")
         paths += score_strategy.plot_first_decision(frequencies, game, target, charts)
+        paths += score_strategy.write_by_hand_table(directory, directory / "tables")
     return paths
 
 

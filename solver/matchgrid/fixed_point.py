@@ -63,6 +63,7 @@ class StateSolution:
     hand: HandSolution
     position_seconds: float = 0.0
     first_decision: dict[str, float] | None = None  # `solver.matchgrid.score_strategy`
+    decisions_by_hand: list | None = None  # its `HandDecision`s, hand by hand
 
 
 @dataclasses.dataclass(frozen=True)

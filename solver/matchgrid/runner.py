@@ -22,7 +22,7 @@ from solver.matchgrid import store
 from solver.matchgrid.engine import HandEngine, HandSolution, HistoryEngine
 from solver.matchgrid.fixed_point import Settings, StateSolution, solve_position
 from solver.matchgrid.public_engine import PublicEngine
-from solver.matchgrid.score_strategy import first_decision
+from solver.matchgrid.score_strategy import decisions_by_hand, first_decision
 from solver.matchgrid.states import MatchSpec, ScoreState
 
 ENGINES = {"history": HistoryEngine, "public": PublicEngine}
@@ -69,10 +69,16 @@ def solve_one(spec: MatchSpec, settings: Settings, choice: EngineChoice,
     engine = process_engine(choice)
     solutions = solve_position(spec, engine, position, known, settings)
     if isinstance(engine, PublicEngine):
-        solutions = [dataclasses.replace(solution, first_decision=first_decision(
-            engine, solution.game_string, solution.utility_of_points, solution.hand))
-            for solution in solutions]
+        solutions = [_with_first_decision(engine, solution) for solution in solutions]
     return [_without_solver_state(solution) for solution in solutions]
+
+
+def _with_first_decision(engine: PublicEngine, solution: StateSolution) -> StateSolution:
+    """`solution` with its hand's first decision, over all hands and hand by hand."""
+    rows = decisions_by_hand(engine, solution.game_string, solution.utility_of_points,
+                             solution.hand)
+    return dataclasses.replace(solution, first_decision=first_decision(rows),
+                               decisions_by_hand=rows)
 
 
 def _without_solver_state(solution: StateSolution) -> StateSolution:

@@ -29,6 +29,12 @@ from solver.analysis.charts import _save, game_title, plt
 from solver.matchgrid import store
 from solver.matchgrid.chart import draw_score_grid, percent_colour_bar
 from solver.matchgrid.engine import HandSolution
+from solver.matchgrid.hand_decisions import (
+    BY_HAND_FILE,
+    PLAY,
+    HandDecision,
+    action_order,
+)
 from solver.matchgrid.public_engine import PublicEngine
 from solver.matchgrid.states import ScoreState, parse_label
 from solver.public import _kernels as kernels
@@ -36,49 +42,90 @@ from solver.public.cfr import PublicPolicy
 from solver.registry import load_game
 
 STEM = "first_decision"
-PLAY = "Lead a card"
 
 
-def first_decision(engine: PublicEngine, game_string: str, utility_of_points: dict,
-                   hand: HandSolution) -> dict[str, float]:
-    """{action: probability} of the non-dealer's first card turn in one state's hand (a hand
-    solved sub-game by sub-game: each sub-game's, weighted by its probability)."""
+def decisions_by_hand(engine: PublicEngine, game_string: str, utility_of_points: dict,
+                      hand: HandSolution) -> list[HandDecision]:
+    """The first decision of every hand of one state's hand game (each sub-game's hands, by
+    sub-game)."""
     if hand.parts is None:
-        return _part_first_decision(engine, game_string, utility_of_points, hand.policy, None)
+        return _part_decisions(engine, game_string, utility_of_points, hand.policy, None)
+    return [row for label, part in hand.parts.items()
+            for row in _part_decisions(engine, game_string, utility_of_points, part.policy,
+                                       label)]
+
+
+def first_decision(rows: list[HandDecision]) -> dict[str, float]:
+    """{action: probability} of the state's first decision over all hands."""
     totals: dict[str, float] = {}
-    for label, part in hand.parts.items():
-        weight = engine.shared(game_string, label).part.weight
-        found = _part_first_decision(engine, game_string, utility_of_points, part.policy, label)
-        for name, probability in found.items():
-            totals[name] = totals.get(name, 0.0) + weight * probability
-    return totals
+    for row in rows:
+        for name, probability in row.frequencies.items():
+            totals[name] = totals.get(name, 0.0) + row.probability * probability
+    mass = sum(row.probability for row in rows)
+    return {name: value / mass for name, value in totals.items()}
 
 
-def _part_first_decision(engine: PublicEngine, game_string: str, utility_of_points: dict,
-                         policy: PublicPolicy, label: str | None) -> dict[str, float]:
-    """`first_decision` in sub-game `label` of the hand (None: the only one)."""
+def _part_decisions(engine: PublicEngine, game_string: str, utility_of_points: dict,
+                    policy: PublicPolicy, label: str | None) -> list[HandDecision]:
+    """`decisions_by_hand` in sub-game `label` of the hand (None: the only one): each hand's
+    root rows (one per copy of the play tree) weighted by how often it reaches them."""
     solver = engine.solver(game_string, utility_of_points, label=label)
     solver.load_policy(PublicPolicy(solver.name, policy.talk, policy.sums))
     tree, part = solver.tree, solver.part
     talk = solver.talk_policy(kernels.AVERAGE)
     couplings, reaches = solver.played_couplings(talk), solver.branch_reaches(talk)
     actor = int(tree.node_player[0])
-    totals: dict[str, float] = {}
+    reach = np.zeros(len(tree.hands))
+    totals: list[dict[str, float]] = [{} for _ in tree.hands]
     for branch in solver.branches:
-        joint = couplings[branch] * np.outer(*reaches[branch])
-        weight = joint.sum(axis=1 - actor)
+        weight = (couplings[branch] * np.outer(*reaches[branch])).sum(axis=1 - actor)
         for hand_index, hand in enumerate(tree.hands):
             if weight[hand_index] <= 0.0:
                 continue
+            reach[hand_index] += weight[hand_index]
             entry = (hand, ())
             row = solver.row_policy(branch, 0, entry)
             names = [part.bet_name(a) for a in tree.row_actions(part, 0, entry)
                      [:int(tree.node_nbet[0])]]
             names += [PLAY] * (len(row) - len(names))
+            found = totals[hand_index]
             for name, probability in zip(names, row):
-                totals[name] = totals.get(name, 0.0) + weight[hand_index] * float(probability)
-    mass = sum(totals.values())
-    return {name: value / mass for name, value in totals.items()}
+                found[name] = found.get(name, 0.0) + weight[hand_index] * float(probability)
+    share = part.weight / reach.sum()
+    return [HandDecision(part.label, " ".join(part.class_name(c) for c in sorted(hand,
+                                                                                reverse=True)),
+                         float(reach[i] * share),
+                         {name: value / reach[i] for name, value in totals[i].items()})
+            for i, hand in enumerate(tree.hands) if reach[i] > 0.0]
+
+
+def write_by_hand_table(directory: pathlib.Path, out: pathlib.Path) -> list[pathlib.Path]:
+    """`out`/first_decision_by_hand.csv: every state's `first_decision_by_hand.csv` with its
+    score0, score1, dealer in front (a mirror image takes its source's rows: the same seat of
+    the same hand); nothing if some solved state has none (solved before they were kept)."""
+    root = pathlib.Path(directory) / store.STATES_DIR
+    tables: dict[ScoreState, list[dict]] = {}
+    for path in sorted(root.iterdir()):
+        if path.name.startswith(".") or not (path / results.SUMMARY_FILE).exists():
+            continue
+        source = results.read_summary(path).get("mirror_of")
+        table = root / (source or path.name) / BY_HAND_FILE
+        if not table.exists():
+            return []
+        tables[parse_label(path.name)] = list(csv.DictReader(table.read_text().splitlines()))
+    actions = action_order({key for rows in tables.values() for key in rows[0]} - {
+        "part", "hand", "share"})
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["score0", "score1", "dealer", "part", "hand", "share", *actions])
+    for state in sorted(tables):
+        for row in tables[state]:
+            writer.writerow([state.score0, state.score1, state.dealer, row["part"], row["hand"],
+                             row["share"], *(row.get(a, "0.000000") for a in actions)])
+    path = pathlib.Path(out) / BY_HAND_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    results.atomic_write_bytes(path, buffer.getvalue().encode())
+    return [path]
 
 
 def state_frequencies(directory: pathlib.Path) -> dict[ScoreState, dict[str, float]]:
@@ -102,8 +149,7 @@ def state_frequencies(directory: pathlib.Path) -> dict[ScoreState, dict[str, flo
 
 def frequency_table(frequencies: dict[ScoreState, dict[str, float]]) -> tuple[list, list]:
     """(header, rows) of the table: one row per state, one column per action."""
-    actions = sorted({name for row in frequencies.values() for name in row},
-                     key=lambda name: (name == PLAY, name))
+    actions = action_order({name for row in frequencies.values() for name in row})
     header = ["score0", "score1", "dealer", *actions]
     rows = [[s.score0, s.score1, s.dealer, *(f"{frequencies[s].get(a, 0.0):.4f}"
                                              for a in actions)]

@@ -32,6 +32,7 @@ import shutil
 from solver import results
 from solver.matchgrid.engine import HandSolution
 from solver.matchgrid.fixed_point import StateSolution
+from solver.matchgrid.hand_decisions import BY_HAND_FILE, by_hand_csv
 from solver.matchgrid.states import LABEL, MatchSpec, ScoreState, parse_label
 from solver.public.parts import public_parts
 from solver.registry import load_game
@@ -74,6 +75,10 @@ def save_state(directory: pathlib.Path, solution: StateSolution, run: dict) -> N
         "compile_seconds": solution.compile_seconds,
         "match": state_record(solution),
     }
+    if solution.decisions_by_hand is not None:
+        temporary.mkdir(parents=True)
+        results.atomic_write_bytes(temporary / BY_HAND_FILE,
+                                   by_hand_csv(solution.decisions_by_hand).encode())
     if hand.parts is None:
         results.save_result(temporary, hand.policy, curve, summary)
     else:
