@@ -51,13 +51,12 @@ from solver.schedules import make_schedule
 @dataclasses.dataclass(frozen=True)
 class SharedTree:
     """One public hand tree for every state whose `Rules.tree_scores()` are these: the game
-    it was built for, its sub-game, the tree, the seconds it took, the void bound."""
+    it was built for, its sub-game, the tree, the seconds it took."""
 
     game: object
     part: object
     tree: PlayTree
     seconds: float
-    void_bound: float
 
 
 class PublicEngine:
@@ -98,8 +97,7 @@ class PublicEngine:
                 void = solver.deals_per_hand * float(np.sum(solver.deals.first_hands()
                                                             * void_pairs(tree)))
                 self._void_bounds[key] = (part.weight, min(void, 1.0))
-            self._shared[key] = SharedTree(reference, part, tree, time.perf_counter() - began,
-                                           self._void_bounds[key][1])
+            self._shared[key] = SharedTree(reference, part, tree, time.perf_counter() - began)
             self._drop_beyond_budget()
         return self._shared[key]
 
