@@ -469,6 +469,7 @@ BAD_ARGUMENTS = [
     (["solve-match", "python_trucomano(isomorphic=true)", "--engine", "public"], "at 11-11"),
     (["solve-match", MATCH_TINY, "--from-score", "3"], "from score 3"),
     (["solve-match", MATCH_TINY, "--from-score", "-1"], "--from-score"),
+    (["solve-match", MATCH_TINY, "--engine", "history", "--part-workers", "2"], "vira classes"),
     (["solve-match", "python_truco_paulista(num_players=4)"], "two-player"),
     (["show", "RESULT", "--score", "1-1"], "match solve"),
     (["show", "MISSING", "--hand", "7"], ""),

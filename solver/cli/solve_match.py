@@ -98,6 +98,11 @@ def add_parser(subparsers) -> None:
                         help="solve only the states where a player has at least S points "
                         "(their hands never reach the others), e.g. S = target - 1: Truco's "
                         "hands of eleven and the iron hand (default 0: every state)")
+    parser.add_argument("--part-workers", type=positive_int, default=1, metavar="N",
+                        help="solve N vira classes of a hand at a time in worker processes "
+                        "(two-player Truco on the public tree): both cores on states that "
+                        "depend on each other, such as --from-score 11's chain; the same "
+                        "table (default 1)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(func=run_solve_match)
 
@@ -110,7 +115,11 @@ def run_solve_match(args) -> int:
     game = load_game_checked(game_string_from(args.game, args.param))
     spec = MatchSpec.of_game(game, args.from_score)
     engine = match_engine(args.engine, spec)
-    choice = EngineChoice(engine, args.algorithm, args.cache or engine == "public")
+    if args.part_workers > 1 and engine != "public":
+        raise ValueError(f"--part-workers: the public-tree engine's vira classes; this match "
+                         f"is solved on the {engine} engine")
+    choice = EngineChoice(engine, args.algorithm, args.cache or engine == "public",
+                          args.part_workers)
     directory = args.out if args.out is not None else (
         results.default_result_dir(spec.game).with_name(
             f"match-{results.params_hash(spec.game)}"))

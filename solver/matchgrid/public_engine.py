@@ -29,11 +29,16 @@ public) is solved sub-game by sub-game with the same terminal utilities, each to
 and combined with the sub-games' probabilities: a best response decomposes over a public
 chance outcome, so the combined bracket, exploitability and void bound (the weighted sums) are
 exact. The sub-games' trees are read from the tree cache in turn (as many held in memory as
-`memory_bytes` allows).
+`memory_bytes` allows); with `part_workers` > 1 the sub-games are solved that many at a time
+in worker processes (`map_parts`: each worker keeps its own engine and trees; every sub-game's
+solve is the same wherever it runs, so the table is too), which puts both cores to work on a
+chain of states that depend on each other (Truco's row of eleven).
 """
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
+import multiprocessing
 import time
 
 import numpy as np
@@ -46,6 +51,16 @@ from solver.public.solve import make_solver
 from solver.public.tree import PlayTree, load_play_tree, tree_name
 from solver.registry import load_game
 from solver.schedules import make_schedule
+
+
+@dataclasses.dataclass(frozen=True)
+class PartFacts:
+    """What the match layer needs of one sub-game's tree at a state's scores: its
+    probability, its void bound (module docstring) and the points its terminals score."""
+
+    weight: float
+    void_bound: float
+    outcomes: tuple[float, ...]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,17 +81,20 @@ class PublicEngine:
     name = "public"
 
     def __init__(self, algorithm: str = "dcfr", cache: bool = True,
-                 memory_bytes: float = 6e9):
+                 memory_bytes: float = 6e9, part_workers: int = 1):
         """`cache`: read and write the public tree cache (`solver.public.tree`);
         `memory_bytes`: the trees held in memory at most (the oldest are dropped beyond it,
-        the last one always kept; a dropped tree is read from the cache when needed again)."""
+        the last one always kept; a dropped tree is read from the cache when needed again);
+        `part_workers`: sub-games solved at a time, in worker processes if more than one."""
         self.schedule = make_schedule(algorithm)
         self.algorithm = algorithm
         self.cache = cache
         self.memory_bytes = memory_bytes
+        self.part_workers = part_workers
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
         self._shared: dict[str, SharedTree] = {}
-        self._void_bounds: dict[str, tuple[float, float]] = {}  # (weight, bound), kept
-        self._outcomes: dict[str, list[float]] = {}
+        self._void_bounds: dict[str, float] = {}  # per tree, kept when the tree is dropped
+        self._facts: dict[str, list[PartFacts]] = {}
         self._charged: set[str] = set()  # trees whose building seconds a solve reported
 
     def labels(self, game_string: str) -> list[str | None]:
@@ -96,7 +114,7 @@ class PublicEngine:
                 solver = make_solver(reference, self.schedule, part, tree)
                 void = solver.deals_per_hand * float(np.sum(solver.deals.first_hands()
                                                             * void_pairs(tree)))
-                self._void_bounds[key] = (part.weight, min(void, 1.0))
+                self._void_bounds[key] = min(void, 1.0)
             self._shared[key] = SharedTree(reference, part, tree, time.perf_counter() - began)
             self._drop_beyond_budget()
         return self._shared[key]
@@ -119,26 +137,49 @@ class PublicEngine:
                                  -(rules.target - rules.scores[1]))
         return points
 
+    def map_parts(self, task, game_string: str, arguments: list[tuple] | None = None) -> list:
+        """[task(engine, game_string, label, *arguments[i]) for the i-th sub-game label], in
+        label order: here, or `part_workers` at a time in worker processes (`task` a
+        module-level function; each worker has its own engine, with this one's settings)."""
+        labels = self.labels(game_string)
+        arguments = arguments if arguments is not None else [()] * len(labels)
+        if self.part_workers <= 1 or len(labels) == 1:
+            return [task(self, game_string, label, *more)
+                    for label, more in zip(labels, arguments)]
+        if self._pool is None:
+            self._pool = concurrent.futures.ProcessPoolExecutor(
+                max_workers=self.part_workers, mp_context=multiprocessing.get_context("spawn"),
+                initializer=_start_part_worker,
+                initargs=(self.algorithm, self.cache, self.memory_bytes))
+        return list(self._pool.map(_run_part_task, [task] * len(labels),
+                                   [game_string] * len(labels), labels, arguments))
+
+    def close(self) -> None:
+        """Stop the worker processes, if any."""
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+    def facts(self, game_string: str) -> list[PartFacts]:
+        """Each sub-game's `PartFacts` at `game_string`'s scores (its tree built or read)."""
+        if game_string not in self._facts:
+            self._facts[game_string] = self.map_parts(_part_facts, game_string)
+        return self._facts[game_string]
+
     def outcomes(self, game_string: str) -> list[float]:
         """See `HandEngine.outcomes` (over every sub-game)."""
-        if game_string not in self._outcomes:
-            found = set()
-            for label in self.labels(game_string):
-                tree = self.shared(game_string, label).tree
-                found.update(np.unique(self.points(game_string, label)[tree.node_player < 0]))
-            self._outcomes[game_string] = sorted(float(points) for points in found)
-        return self._outcomes[game_string]
+        return sorted({points for facts in self.facts(game_string) for points in facts.outcomes})
 
     def max_void_probability(self, game_string: str) -> float:
         """See `HandEngine.max_void_probability` (module docstring)."""
-        total = 0.0
-        for label in self.labels(game_string):
-            _, key = _tree_key(game_string, label)
-            if key not in self._void_bounds:
-                self.shared(game_string, label)
-            weight, bound = self._void_bounds[key]
-            total += weight * bound
-        return min(total, 1.0)
+        return min(1.0, sum(f.weight * f.void_bound for f in self.facts(game_string)))
+
+    def void_bound(self, game_string: str, label: str | None = None) -> float:
+        """The void bound of sub-game `label` of `game_string`'s hand, given the sub-game."""
+        _, key = _tree_key(game_string, label)
+        if key not in self._void_bounds:
+            self.shared(game_string, label)
+        return self._void_bounds[key]
 
     def solver(self, game_string: str, utility_of_points: dict[float, float],
                state=None, label: str | None = None) -> PublicSolver:
@@ -163,22 +204,22 @@ class PublicEngine:
         """See `HandEngine.solve`; a hand split into sub-games is solved sub-game by sub-game,
         each to the target, and combined (module docstring)."""
         labels = self.labels(game_string)
-        solutions = {label: self._solve_part(
-            game_string, label, utility_of_points, target_exploitability=target_exploitability,
-            iterations=iterations, eval_every=eval_every,
-            warm_start=None if warm_start is None else
-            warm_start if warm_start.parts is None else warm_start.parts[label])
-            for label in labels}
+        stopping = (target_exploitability, iterations, eval_every)
+        warm = [None if warm_start is None else
+                warm_start if warm_start.parts is None else warm_start.parts[label]
+                for label in labels]
+        solved = self.map_parts(_solve_part, game_string,
+                                [(utility_of_points, stopping, w) for w in warm])
         if labels == [None]:
-            return solutions[None]
-        weights = [self.shared(game_string, label).part.weight for label in labels]
-        return combined(game_string, weights, solutions)
+            return solved[0]
+        weights = [facts.weight for facts in self.facts(game_string)]
+        return combined(game_string, weights, dict(zip(labels, solved)))
 
-    def _solve_part(self, game_string: str, label: str | None,
-                    utility_of_points: dict[float, float], *, target_exploitability: float,
-                    iterations: int, eval_every: int,
-                    warm_start: HandSolution | None) -> HandSolution:
-        """One sub-game of the hand solved to the target."""
+    def solve_part(self, game_string: str, label: str | None,
+                   utility_of_points: dict[float, float], *, target_exploitability: float,
+                   iterations: int, eval_every: int,
+                   warm_start: HandSolution | None) -> HandSolution:
+        """One sub-game of the hand solved to the target, in this process."""
         shared = self.shared(game_string, label)
         solver = self.solver(game_string, utility_of_points,
                              None if warm_start is None else warm_start.state, label)
@@ -216,6 +257,41 @@ class PublicEngine:
         solver.load_policy(PublicPolicy(solver.name, policy.talk, policy.sums))
         high, best1 = solver.best_response_values()
         return -best1, high
+
+
+_WORKER_ENGINE: PublicEngine | None = None  # a part worker's own engine
+
+
+def _start_part_worker(algorithm: str, cache: bool, memory_bytes: float) -> None:
+    """Initialise a part worker process: register the games, make its engine."""
+    import games  # noqa: F401  (registers the python_* games in the worker)
+
+    global _WORKER_ENGINE
+    _WORKER_ENGINE = PublicEngine(algorithm, cache, memory_bytes)
+
+
+def _run_part_task(task, game_string: str, label: str | None, arguments: tuple):
+    """`task` on one sub-game with the worker's engine."""
+    return task(_WORKER_ENGINE, game_string, label, *arguments)
+
+
+def _part_facts(engine: PublicEngine, game_string: str, label: str | None) -> PartFacts:
+    """`PartFacts` of one sub-game (a `map_parts` task)."""
+    shared = engine.shared(game_string, label)
+    terminals = shared.tree.node_player < 0
+    return PartFacts(shared.part.weight, engine.void_bound(game_string, label), tuple(
+        float(points) for points in np.unique(engine.points(game_string, label)[terminals])))
+
+
+def _solve_part(engine: PublicEngine, game_string: str, label: str | None,
+                utility_of_points: dict[float, float], stopping: tuple[float, int, int],
+                warm_start: HandSolution | None) -> HandSolution:
+    """`PublicEngine.solve_part` (a `map_parts` task); `stopping`: (target exploitability,
+    iterations, evaluation interval)."""
+    target, iterations, eval_every = stopping
+    return engine.solve_part(game_string, label, utility_of_points,
+                             target_exploitability=target, iterations=iterations,
+                             eval_every=eval_every, warm_start=warm_start)
 
 
 def combined(game_string: str, weights: list[float],

@@ -25,24 +25,26 @@ from solver.matchgrid.public_engine import PublicEngine
 from solver.matchgrid.score_strategy import decisions_by_hand, first_decision
 from solver.matchgrid.states import MatchSpec, ScoreState
 
-ENGINES = {"history": HistoryEngine, "public": PublicEngine}
-
-
 @dataclasses.dataclass(frozen=True)
 class EngineChoice:
-    """Which hand engine solves the states (`ENGINES`), with which CFR variant, and whether it
-    uses the tree cache."""
+    """Which hand engine solves the states ("public" or "history"), with which CFR variant,
+    whether it uses the tree cache, and (public engine) how many sub-games it solves at a
+    time."""
 
     name: str
     algorithm: str = "dcfr"
     cache: bool = False
+    part_workers: int = 1
 
 
 @functools.lru_cache(maxsize=2)
 def process_engine(choice: EngineChoice) -> HandEngine:
     """This process's engine of `choice`, kept from position to position (the public engine
     builds each hand tree once; a Ray worker process keeps its engine between tasks)."""
-    return ENGINES[choice.name](algorithm=choice.algorithm, cache=choice.cache)
+    if choice.name == "public":
+        return PublicEngine(algorithm=choice.algorithm, cache=choice.cache,
+                            part_workers=choice.part_workers)
+    return HistoryEngine(algorithm=choice.algorithm, cache=choice.cache)
 
 
 class Executor(Protocol):
@@ -112,7 +114,10 @@ class SerialExecutor:
         return position, solve_one(*self.task, position, known)
 
     def close(self) -> None:
-        """Nothing to release."""
+        """Stop the engine's worker processes, if it has any."""
+        engine = process_engine(self.task[2])
+        if isinstance(engine, PublicEngine):
+            engine.close()
 
 
 def run_settings(spec: MatchSpec, settings: Settings, choice: EngineChoice) -> dict:

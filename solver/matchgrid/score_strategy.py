@@ -48,11 +48,11 @@ def decisions_by_hand(engine: PublicEngine, game_string: str, utility_of_points:
                       hand: HandSolution) -> list[HandDecision]:
     """The first decision of every hand of one state's hand game (each sub-game's hands, by
     sub-game)."""
-    if hand.parts is None:
-        return _part_decisions(engine, game_string, utility_of_points, hand.policy, None)
-    return [row for label, part in hand.parts.items()
-            for row in _part_decisions(engine, game_string, utility_of_points, part.policy,
-                                       label)]
+    policies = [hand.policy] if hand.parts is None else [
+        part.policy for part in hand.parts.values()]
+    found = engine.map_parts(_part_decisions, game_string,
+                             [(utility_of_points, policy) for policy in policies])
+    return [row for rows in found for row in rows]
 
 
 def first_decision(rows: list[HandDecision]) -> dict[str, float]:
@@ -65,10 +65,11 @@ def first_decision(rows: list[HandDecision]) -> dict[str, float]:
     return {name: value / mass for name, value in totals.items()}
 
 
-def _part_decisions(engine: PublicEngine, game_string: str, utility_of_points: dict,
-                    policy: PublicPolicy, label: str | None) -> list[HandDecision]:
-    """`decisions_by_hand` in sub-game `label` of the hand (None: the only one): each hand's
-    root rows (one per copy of the play tree) weighted by how often it reaches them."""
+def _part_decisions(engine: PublicEngine, game_string: str, label: str | None,
+                    utility_of_points: dict, policy: PublicPolicy) -> list[HandDecision]:
+    """`decisions_by_hand` in sub-game `label` of the hand (None: the only one; a
+    `PublicEngine.map_parts` task): each hand's root rows (one per copy of the play tree)
+    weighted by how often it reaches them."""
     solver = engine.solver(game_string, utility_of_points, label=label)
     solver.load_policy(PublicPolicy(solver.name, policy.talk, policy.sums))
     tree, part = solver.tree, solver.part
