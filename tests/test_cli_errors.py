@@ -482,6 +482,7 @@ BAD_ARGUMENTS = [
     (["chart", "CORRUPT"], ""),
     (["chart", "RESULT", "--kind", "pie"], "--kind"),
     (["chart", "KUHN", "--kind", "strategy"], ""),
+    (["chart", "RESULT", "--part", "vira K"], "vira class"),
     (["compact"], "RESULT"),
     (["compact", "MISSING"], "no such result directory"),
     (["compact", "CORRUPT"], "not valid JSON"),

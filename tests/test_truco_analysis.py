@@ -224,6 +224,26 @@ def test_write_truco_charts_writes_charts_and_tables(paulista, eleven, tmp_path)
         charts.write_truco_charts(directory, out, "grid")
 
 
+def test_write_truco_charts_of_chosen_vira_classes(eleven, tmp_path):
+    """`labels` draws those classes only (a class whose strategy is missing is never read),
+    with their own tables; the whole-game tables wait for every class."""
+    game, directory, _ = eleven
+    chosen = public_parts(game)[1]
+    hidden = results.part_directory(directory, public_parts(game)[0]) / "strategy.npz"
+    kept = hidden.with_suffix(".kept")
+    hidden.rename(kept)
+    try:
+        names = _written(charts.write_truco_charts(directory, tmp_path, "all",
+                                                   labels=[chosen.label]), tmp_path)
+    finally:
+        kept.rename(hidden)
+    folders = {name.split("/")[0] for name in names if "/" in name}
+    assert folders == {chosen.label.replace(" ", "_")}
+    assert f"{chosen.label.replace(' ', '_')}/tables/strategy-eleven.csv" in names
+    with pytest.raises(ValueError, match="no vira class 'vira 1'"):
+        truco_analysis.truco_rows(game, directory, ["vira 1"])
+
+
 def test_write_truco_charts_rejects_another_game(tmp_path):
     (tmp_path / "summary.json").write_text(json.dumps({"game": "python_le_truc"}))
     with pytest.raises(ValueError, match="python_truco_paulista"):

@@ -39,6 +39,7 @@ import pyspiel  # noqa: E402
 from solver import analysis  # noqa: E402
 from solver.analysis import contexts, tables  # noqa: E402
 from solver.analysis import truco as truco_analysis  # noqa: E402
+from solver.public.parts import public_parts  # noqa: E402
 from solver.registry import load_game  # noqa: E402
 from solver.results import SavedResult, part_directory, read_curve, read_summary  # noqa: E402
 
@@ -530,14 +531,17 @@ def plot_part_curves(directory: pathlib.Path, game: pyspiel.Game,
 
 
 def write_truco_charts(directory: pathlib.Path, out: pathlib.Path, kind: str = "all",
-                       parts: list | None = None) -> list[pathlib.Path]:
+                       parts: list | None = None, labels: list[str] | None = None
+                       ) -> list[pathlib.Path]:
     """Everything drawn for a two-player Truco result directory (`tricksolver solve GAME
     --engine public --out DIR`: DIR/summary.json and one DIR/vira_X/ per vira class): curves,
     then per vira class `out/vira_X/` strategy grids, bluffing chart and tables, then
     `out/tables/` with every vira class in one table per context and the deal table. `kind`
     as `tricksolver chart --kind`: "curve", "strategy", "bluff", "tables" or "all"; `parts`:
-    the directory's `solver.analysis.truco.truco_rows` if already computed. Returns
-    the files written (ValueError for a result of another game or an unknown kind)."""
+    the directory's `solver.analysis.truco.truco_rows` if already computed; `labels`: draw
+    only these vira classes (e.g. ["vira K"]: a class's analysis rebuilds its tree, minutes
+    at full size), and the whole-game tables only if they are every class. Returns the files
+    written (ValueError for a result of another game or an unknown kind)."""
     if kind not in ("curve", "strategy", "bluff", "tables", "all"):
         raise ValueError(f"kind={kind!r}: use curve, strategy, bluff, tables or all")
     directory, out = pathlib.Path(directory), pathlib.Path(out)
@@ -549,7 +553,7 @@ def write_truco_charts(directory: pathlib.Path, out: pathlib.Path, kind: str = "
     paths = plot_part_curves(directory, game, out) if kind in ("curve", "all") else []
     if kind == "curve":
         return paths
-    parts = parts if parts is not None else truco_analysis.truco_rows(game, directory)
+    parts = parts if parts is not None else truco_analysis.truco_rows(game, directory, labels)
     algorithm = summary.get("algorithm") or "dcfr"
     for rows, (label, result) in zip(parts, truco_analysis.analyze_truco_parts(
             game, directory, parts).items()):
@@ -565,7 +569,7 @@ def write_truco_charts(directory: pathlib.Path, out: pathlib.Path, kind: str = "
         if kind in ("tables", "all"):
             _remove_old(sub / "tables", "strategy-*")
             paths += write_tables(result, title, sub / "tables")
-    if kind not in ("tables", "all"):
+    if kind not in ("tables", "all") or len(parts) < len(public_parts(game)):
         return paths
     exploitability = summary.get("exploitability")
     title = (f"{game_title(game)} — {algorithm}, exploitability "

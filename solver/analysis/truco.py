@@ -110,9 +110,18 @@ def analyze_truco_parts(game, directory, parts: list[PartRows] | None = None
     return {rows.part.label: _join(game, [rows], scale=False) for rows in parts}
 
 
-def truco_rows(game, directory) -> list[PartRows]:
-    """Every vira class's per-hand sums (`part_rows`), in vira order."""
-    return [part_rows(game, part, directory) for part in public_parts(game)]
+def truco_rows(game, directory, labels: list[str] | None = None) -> list[PartRows]:
+    """Every vira class's per-hand sums (`part_rows`), in vira order; with `labels` (e.g.
+    ["vira K"]) only those classes' (ValueError, in one line, for a label the game lacks)."""
+    parts = public_parts(game)
+    if labels:
+        known = {part.label for part in parts}
+        unknown = [label for label in labels if label not in known]
+        if unknown:
+            raise ValueError(f"{game} has no vira class {unknown[0]!r}; its classes: "
+                             + ", ".join(part.label for part in parts))
+        parts = [part for part in parts if part.label in labels]
+    return [part_rows(game, part, directory) for part in parts]
 
 
 def part_rows(game, part, directory) -> PartRows:

@@ -528,6 +528,10 @@ def _add_chart(subparsers) -> None:
                         help="what to draw (default: all)")
     parser.add_argument("--out", type=pathlib.Path, metavar="DIR",
                         help="output directory (default: RESULT/charts)")
+    parser.add_argument("--part", action="append", default=[], metavar="LABEL",
+                        help="Truco solved vira class by vira class: draw only this class "
+                        "(repeatable, e.g. --part 'vira K'; each class rebuilds its tree); the "
+                        "whole-game tables need every class")
     parser.set_defaults(func=run_chart)
 
 
@@ -553,6 +557,9 @@ def run_chart(args) -> int:
     first = args.results[0]
     for path in args.results:
         _refuse_match_state(path)
+    if args.part and not is_combined(first):
+        raise ValueError(f"--part names a vira class of a Truco result solved vira class by vira "
+                         f"class; {first} is not one")
     if (first / "match_values.csv").exists():  # a match solve: its heat map
         from solver.cli.solve_match import chart_match
 
@@ -564,7 +571,8 @@ def run_chart(args) -> int:
             raise ValueError(f"{first} holds a game solved vira class by vira class: chart it "
                              f"on its own")
         load_game_checked(results.read_summary(first)["game"])
-        written = charts.write_truco_charts(first, args.out or first / "charts", args.kind)
+        written = charts.write_truco_charts(first, args.out or first / "charts", args.kind,
+                                            labels=args.part)
     else:
         saved = [results.load_result(path) for path in args.results]
         for result in saved:
