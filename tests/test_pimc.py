@@ -9,11 +9,11 @@ import pytest
 from conftest import apply_named, dealt
 
 import games  # noqa: F401  (registers the games)
-from solver.play import match, to_target
+from solver.play import exploit, match, to_target
 from solver.play.bots import BotPolicy, make_bot, policy_depends_on_seed
 from solver.play.match_odds import MatchOdds
 from solver.play.open_card import OpenCardSolver, Position, cards_of, mask_of
-from solver.play.pimc import PIMCBot, information_view, sample_world
+from solver.play.pimc import CheaterBot, PIMCBot, information_view, sample_world
 from solver.play.to_target import match_duel, near_end_starts
 
 FULL = "python_two_ten_jack"
@@ -214,6 +214,37 @@ def test_pimc_as_a_policy():
     probabilities = BotPolicy(game, make_bot("pimc:3:500", game, 1)).action_probabilities(state)
     assert len(probabilities) == 1 and list(probabilities.values()) == [1.0]
     assert next(iter(probabilities)) in state.legal_actions()
+
+
+def test_the_cheater_sees_the_opponents_hand_and_not_the_stock_order():
+    game = pyspiel.load_game(FULL)
+    state = _random_state(FULL, 4, 7)
+    view = information_view(state)
+    hand = mask_of(state.hands[1 - view.player])
+    bot = make_bot("cheater:6:500", game, 3)
+    assert isinstance(bot, CheaterBot) and (bot.worlds, bot.node_budget) == (6, 500)
+    worlds = bot.sample_worlds(state, view)
+    assert len(worlds) == 6 and all(opponent == hand for opponent, _ in worlds)
+    unseen_stock = sorted(cards_of(view.unseen & ~hand))
+    assert all(sorted(stock.tolist()) == unseen_stock for _, stock in worlds)
+    assert len({tuple(stock.tolist()) for _, stock in worlds}) > 1
+    assert [s.tolist() for _, s in make_bot("cheater:6:500", game, 3).sample_worlds(
+        state, view)] == [s.tolist() for _, s in worlds]  # reproducible from the seed
+    small = pyspiel.load_game(SMALL)
+    summary = match.play_match(small, "cheater:2:500", "pimc:2:500", 2, seed=2, progress=False)
+    assert len(summary.deal_points) == 2
+
+
+def test_the_cheater_is_no_policy():
+    game = pyspiel.load_game(SMALL)
+    for spec in ("cheater:0", "cheater:x", "cheater:1:2:3"):
+        with pytest.raises(ValueError, match="bad bot"):
+            make_bot(spec, game, 0)
+    assert policy_depends_on_seed("cheater")
+    with pytest.raises(ValueError, match="sees the opponent's hand"):
+        BotPolicy(game, make_bot("cheater", game, 0))
+    with pytest.raises(ValueError, match="sees the opponent's hand"):
+        exploit.check_bots(game, ["cheater:2:100"], [0])
 
 
 # --- playing for the match ------------------------------------------------------------------

@@ -7,8 +7,9 @@ solver, `solver.play.pimc`: WORLDS sampled deals per move, default 32, each sear
 budget of NODES nodes while the stock lasts, default 300,000; playing for the deal's points),
 `pimc-match`, `pimc-match:WORLDS`, `pimc-match:WORLDS:NODES` alike but playing for the match in
 a deal that can end it, or `pimc-match:WORLDS:NODES:NOISE` with the match odds averaged over a
-normal error of NOISE points on a world's value (`PIMCBot.match_noise`, default 4; 0: none)
-(Two-Ten-Jack only).
+normal error of NOISE points on a world's value (`PIMCBot.match_noise`, default 4; 0: none),
+and `cheater`, `cheater:WORLDS`, `cheater:WORLDS:NODES`: PIMC that sees the opponent's hand (the
+stock's order stays chance), for matches only: what the hidden hand costs (Two-Ten-Jack only).
 
 The heuristic plays Two-Ten-Jack as a careful human would. Second to a trick it knows the
 outcome of each legal card and picks the one with the best trick value for itself (+points of
@@ -132,7 +133,8 @@ def ismcts_bot(game, seed: int, simulations: int = ISMCTS_DEFAULT_SIMULATIONS):
 
 def make_bot(spec: str, game, seed: int) -> pyspiel.Bot:
     """A bot from its spec (`random`, `heuristic`, `ismcts`, `ismcts:SIMULATIONS`, `pimc`,
-    `pimc:WORLDS`, `pimc:WORLDS:NODES`, `pimc-match` alike or `pimc-match:WORLDS:NODES:NOISE`)."""
+    `pimc:WORLDS`, `pimc:WORLDS:NODES`, `pimc-match` alike or `pimc-match:WORLDS:NODES:NOISE`,
+    `cheater` alike: PIMC seeing the opponent's hand, `solver.play.pimc.CheaterBot`)."""
     name, _, argument = spec.partition(":")
     if name == "random" and not argument:
         return UniformRandomBot(seed)
@@ -150,6 +152,13 @@ def make_bot(spec: str, game, seed: int) -> pyspiel.Bot:
         if argument and (not argument.isdigit() or int(argument) < 1):
             raise ValueError(f"bad bot {spec!r}: ismcts:SIMULATIONS needs a positive integer")
         return ismcts_bot(game, seed, int(argument) if argument else ISMCTS_DEFAULT_SIMULATIONS)
+    if name == "cheater":
+        numbers = argument.split(":") if argument else []
+        if len(numbers) > 2 or any(not n.isdigit() or int(n) < 1 for n in numbers):
+            raise ValueError(f"bad bot {spec!r}: cheater, cheater:WORLDS or "
+                             f"cheater:WORLDS:NODES with positive integers")
+        return pimc.CheaterBot(game, seed, **dict(zip(("worlds", "node_budget"),
+                                                      map(int, numbers))))
     if name in ("pimc", "pimc-match"):
         numbers = argument.split(":") if argument else []
         noise = numbers.pop() if name == "pimc-match" and len(numbers) == 3 else None
@@ -164,7 +173,8 @@ def make_bot(spec: str, game, seed: int) -> pyspiel.Bot:
         return pimc.PIMCBot(game, seed, match_aware=name == "pimc-match", **settings)
     raise ValueError(f"unknown bot {spec!r}: use random, heuristic, ismcts, "
                      "ismcts:SIMULATIONS, pimc, pimc:WORLDS or pimc:WORLDS:NODES (pimc-match "
-                     "alike, or pimc-match:WORLDS:NODES:NOISE)")
+                     "alike, or pimc-match:WORLDS:NODES:NOISE; cheater alike: PIMC that sees "
+                     "the opponent's hand)")
 
 
 def _is_non_negative_number(text: str) -> bool:
@@ -178,7 +188,7 @@ def _is_non_negative_number(text: str) -> bool:
 def policy_depends_on_seed(spec: str) -> bool:
     """Whether a bot's policy, not only its moves, depends on its seed: IS-MCTS's and PIMC's
     (their samples) do."""
-    return spec.partition(":")[0] in ("ismcts", "pimc", "pimc-match")
+    return spec.partition(":")[0] in ("ismcts", "pimc", "pimc-match", "cheater")
 
 
 def bot_probabilities(bot, state) -> dict[int, float]:
@@ -194,8 +204,17 @@ def bot_probabilities(bot, state) -> dict[int, float]:
     return dict(bot.get_policy(state))
 
 
+def refuse_hidden_cards(bot) -> None:
+    """ValueError (one line) for a bot that reads the opponent's cards: its moves are no
+    function of the information state, so it is not a policy."""
+    if getattr(bot, "sees_hidden_cards", False):
+        raise ValueError(f"{type(bot).__name__} sees the opponent's hand: it plays matches, it "
+                         f"is not a policy of information states")
+
+
 def bot_policy(game, bot) -> openspiel_policy.TabularPolicy:
     """`bot`'s play as a TabularPolicy over every information state of `game` (small games)."""
+    refuse_hidden_cards(bot)
     table = openspiel_policy.TabularPolicy(game)
     for index, state in enumerate(table.states):
         row = table.action_probability_array[index]
@@ -209,7 +228,8 @@ class BotPolicy(openspiel_policy.Policy):
     """`bot` as an OpenSpiel Policy, asked at each state it is given (large games)."""
 
     def __init__(self, game, bot):
-        """Both players play `bot`."""
+        """Both players play `bot` (`refuse_hidden_cards`)."""
+        refuse_hidden_cards(bot)
         super().__init__(game, list(range(game.num_players())))
         self.bot = bot
 

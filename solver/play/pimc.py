@@ -282,13 +282,17 @@ class PIMCBot(pyspiel.Bot):
         """(legal actions int64 [m] ascending, float64 [worlds, m] each action's deal value for
         player 0 in each world) at a decision node; one world once the stock is empty."""
         view = information_view(state)
-        info = state.information_state_string(view.player)
-        rng = np.random.default_rng((self.seed, zlib.crc32(info.encode())))
         if view.stock_size == 0:  # every card is known: one world, solved exactly
             world = (view.unseen, np.zeros(0, dtype=np.int64))
             return self._solve([world], view, budget=None)
-        worlds = [sample_world(view, rng) for _ in range(self.worlds)]
-        return self._solve(worlds, view, budget=self.node_budget)
+        return self._solve(self.sample_worlds(state, view), view, budget=self.node_budget)
+
+    def sample_worlds(self, state, view: InformationView) -> list[tuple[int, np.ndarray]]:
+        """`worlds` deals of the unseen cards consistent with the player's information
+        (`sample_world`), from a generator seeded by the seed and his information state."""
+        info = state.information_state_string(view.player)
+        rng = np.random.default_rng((self.seed, zlib.crc32(info.encode())))
+        return [sample_world(view, rng) for _ in range(self.worlds)]
 
     def _match_utility(self, state):
         """None when playing for points; else a function mapping player 0's deal values to his
@@ -327,6 +331,24 @@ class PIMCBot(pyspiel.Bot):
         for i, (_, chunk_values) in enumerate(results):
             values[i::len(self._solvers)] = chunk_values
         return results[0][0], values
+
+
+class CheaterBot(PIMCBot):
+    """PIMC that sees the opponent's hand (`make_bot("cheater:WORLDS:NODES", ...)`): each
+    world is his true hand with the stock in a random order (the draws to come are chance: no
+    one can see them), so measured against `pimc` it shows what the hidden hand costs. It
+    reads the true state, so it plays matches only, not as a policy of information states."""
+
+    sees_hidden_cards = True
+
+    def sample_worlds(self, state, view: InformationView) -> list[tuple[int, np.ndarray]]:
+        """`worlds` deals: the opponent's true hand, the other unseen cards shuffled into the
+        stock by a generator seeded by the seed, his information state and that hand."""
+        hand = mask_of(state.hands[1 - view.player])
+        info = state.information_state_string(view.player)
+        rng = np.random.default_rng((self.seed, zlib.crc32(info.encode()), hand))
+        stock = np.array(cards_of(view.unseen & ~hand), dtype=np.int64)
+        return [(hand, stock[rng.permutation(len(stock))]) for _ in range(self.worlds)]
 
 
 def _solve_chunk(solver: OpenCardSolver, worlds, view: InformationView, budget: int | None):
