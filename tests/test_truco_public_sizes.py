@@ -299,3 +299,30 @@ def test_cli_public_bad_input_is_one_line(run_cli, capsys, arguments, message):
     captured = capsys.readouterr()
     assert captured.out == ""
     assert len(captured.err.strip().splitlines()) == 1 and message in captured.err
+
+
+# --- the memory check before a build -----------------------------------------------------------
+def test_a_build_that_cannot_fit_is_refused_before_it_starts():
+    game = pyspiel.load_game(TINY[0])
+    nodes = truco_public.vira_sizes(game, 0).public_nodes
+    enough = truco_public.BUILD_BYTES_PER_NODE * nodes
+    truco_public.check_build_fits(game, 0, available=enough)
+    with pytest.raises(ValueError, match=f"{nodes:,} nodes and building it takes at least"):
+        truco_public.check_build_fits(game, 0, available=enough - 1)
+
+
+@pytest.mark.parametrize("command", [
+    ["solve", TINY[0], "--engine", "public", "--iterations", "10"],
+    ["solve-match", TINY[0].replace("isomorphic=true", "isomorphic=true,target=2")],
+])
+def test_solve_and_solve_match_refuse_a_tree_too_big_in_one_line(command, monkeypatch, tmp_path,
+                                                                 capsys):
+    """With (pretended) too little memory, nothing is built or written: one line, exit 2."""
+    monkeypatch.setattr(truco_public, "_available_memory", lambda: 1)
+    monkeypatch.setenv("TRICKSOLVER_CACHE", str(tmp_path / "cache"))  # no tree cached
+    out = tmp_path / "out"
+    assert cli.main([*command, "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert len(captured.err.strip().splitlines()) == 1, captured.err
+    assert "building it takes at least" in captured.err and "Traceback" not in captured.err
+    assert not out.exists()

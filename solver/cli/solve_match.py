@@ -13,7 +13,7 @@ from solver import results
 from solver.cli import non_negative_int, positive_float, positive_int
 from solver.cli.games import game_string_from, load_game_checked
 from solver.cli.help import HelpFormatter
-from solver.cli.solve import HISTORY_LIMIT, history_tree_size
+from solver.cli.solve import HISTORY_LIMIT, check_trees_fit, history_tree_size
 from solver.schedules import ALGORITHMS
 
 MATCH_ENGINES = ("auto", "public", "history")
@@ -120,6 +120,8 @@ def run_solve_match(args) -> int:
                          f"is solved on the {engine} engine")
     choice = EngineChoice(engine, args.algorithm, args.cache or engine == "public",
                           args.part_workers)
+    if engine == "public":
+        _check_largest_hand_fits(spec)
     directory = args.out if args.out is not None else (
         results.default_result_dir(spec.game).with_name(
             f"match-{results.params_hash(spec.game)}"))
@@ -151,6 +153,16 @@ def run_solve_match(args) -> int:
         bar.close()
     return _finish(spec, directory, records, run, time.perf_counter() - started, execution,
                    commit)
+
+
+def _check_largest_hand_fits(spec) -> None:
+    """ValueError (one line) before any state is solved if the public trees of the hand at the
+    lowest scores (every raise allowed: the largest) surely do not fit in memory."""
+    from solver.matchgrid.states import ScoreState
+    from solver.public.parts import public_parts
+
+    hand = spec.hand_game(ScoreState(*min(spec.positions(), key=sum), 1))
+    check_trees_fit(hand, public_parts(hand))
 
 
 def match_engine(engine: str, spec) -> str:

@@ -1,5 +1,5 @@
-"""What a public-tree CFR engine for two-player Truco would hold, per vira class, counted exactly
-before any such engine exists: public nodes, private entries per node, table entries, memory,
+"""What the public-tree CFR engine holds for two-player Truco, per vira class, counted exactly
+without building the tree: public nodes, private entries per node, table entries, memory,
 coupling matrices, and an extrapolated cost per iteration.
 
 **The layout measured** is `solver.public.tree`'s (Le Truc; the public tree with private-state
@@ -83,6 +83,12 @@ FIELDS = ("decision_nodes", "terminals", "entries_p0", "entries_p1", "max_entrie
           "forgetful_rows_p0", "forgetful_rows_p1", "forgetful_table_entries_p0",
           "forgetful_table_entries_p1", "coupling_products")
 TREE_BYTES_PER_NODE = 57  # PlayTree's node and edge arrays per public node (`tree_bytes`)
+# Building a vira class's tree and solving it took 253 bytes more peak memory per public node
+# from the full-size hand of eleven (2,355,695 nodes, 2.49 GB) to the clean deck's hand
+# (24,360,363 nodes, 8.05 GB; peak_memory_mb in results/truco/*/summary.json): the Python
+# builder's lists. `check_build_fits` takes that slope alone, without the fixed part, as a
+# lower bound of what a build needs.
+BUILD_BYTES_PER_NODE = 250
 ITERATIONS = 300
 CORES = 2
 DEFAULT_GAMES = ("python_truco_paulista(isomorphic=true)",
@@ -497,6 +503,50 @@ def vira_sizes(game: pyspiel.Game, vira: int, machine: _Machine | None = None,
     fits = np.all(counts[:, None, :] + counts[None, :, :] <= np.array(free), axis=2)
     return ViraSizes(vira, rules.deck.rank_name(vira), fractions.Fraction(1, rules.num_ranks),
                      len(hands), int(fits.sum()), figures)
+
+
+def check_build_fits(game: pyspiel.Game, vira: int, available: int | None = None) -> None:
+    """ValueError (one line) if building vira class `vira`'s public tree surely needs more
+    memory than `available` bytes (default: this machine's available memory, unchecked where
+    it cannot be read): `BUILD_BYTES_PER_NODE` per public node, counted exactly (about 8 s for
+    the full dirty deck, a second for smaller games)."""
+    available = _available_memory() if available is None else available
+    if available is None:
+        return
+    sizes = vira_sizes(game, vira)
+    needed = BUILD_BYTES_PER_NODE * sizes.public_nodes
+    if needed > available:
+        raise ValueError(
+            f"{game}, vira {sizes.vira_name}: its public tree has {sizes.public_nodes:,} nodes "
+            f"and building it takes at least {needed / 1e9:.0f} GB, more than the "
+            f"{available / 1e9:.0f} GB available here; full-size Truco fits as the clean deck "
+            f"(deck=clean) and as the hands of eleven and the iron hand (score0=11; solve-match "
+            f"--from-score 11), the full deck on a larger machine (results/truco/README.md)")
+
+
+def check_part_fits(game: pyspiel.Game, part, cache: bool = True) -> None:
+    """`check_build_fits` for the sub-game `part` of a public-tree solve (a `games.truco.
+    ViraGame`) where its tree must be built: not for Le Truc's (its full game fits), nor where
+    the tree cache holds it already (`cache`: the solve reads the cache)."""
+    from solver.public.tree import play_tree_cache_path
+
+    if game.get_type().short_name not in TRUCO_GAMES:
+        return
+    if cache and play_tree_cache_path(game, part).exists():
+        return
+    check_build_fits(game, part.vira)
+
+
+def _available_memory() -> int | None:
+    """MemAvailable of /proc/meminfo in bytes (None where there is no such file)."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
 
 
 def public_sizes(game: pyspiel.Game, progress: bool = False) -> PublicSizes:
