@@ -198,6 +198,10 @@ def test_public_truco_round_trip_and_measure(truco, tmp_path, capsys):
         (results.part_directory(result, p) / compact.COMPACT_FILE).stat().st_size
         for p in parts)
     assert run(capsys, "chart", result, "--kind", "tables", "--out", tmp_path / "c")[0] == 0
+    part = parts[0]
+    drawn = results.read_summary(results.part_directory(result, part))["compact"]
+    table = results.part_directory(tmp_path / "c", part) / "tables" / "bluffing.md"
+    assert f"exploitability {drawn['exploitability']:.2g} points" in table.read_text()
 
 
 def test_a_game_partly_compacted_is_completed(truco, tmp_path, capsys):

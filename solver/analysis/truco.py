@@ -131,7 +131,8 @@ def part_rows(game, part, directory) -> PartRows:
                          f"results; this one is for {game}")
     saved = load_result(part_directory(directory, part))
     solver = solver_for(game, saved.policy)
-    return rows_of_solver(solver, saved.summary.get("exploitability", np.nan))
+    exploitability = saved.recorded_exploitability  # the compact strategy's, if it was read
+    return rows_of_solver(solver, np.nan if exploitability is None else exploitability)
 
 
 def rows_of_solver(solver, exploitability: float = np.nan) -> PartRows:
