@@ -333,15 +333,6 @@ def test_a_truco_match_on_the_public_tree(tmp_path, capfd, tree_cache):
     assert json.loads((rows / "summary.json").read_text())["from_score"] == 3
 
 
-def test_a_blind_iron_hand_sends_the_match_to_the_history_engine(capfd):
-    """Trucomano's blind iron hand (at target - 1 each) is not on the public tree: auto picks
-    the history engine, --engine public is refused naming the score."""
-    args = ["python_trucomano", "-p", "num_ranks=4", "-p", "hand_size=1", "-p",
-            "isomorphic=true", "-p", "target=4", "--quiet", "--iterations", "1"]
-    assert cli.main(["solve-match", *args, "--engine", "public", "--out", "/nonexistent"]) == 2
-    assert "at 3-3" in capfd.readouterr().err
-
-
 def test_the_public_and_history_tables_agree(tiny, tmp_path, tree_cache):
     _, records = tiny
     on_history = solve_table(TINY, tmp_path, choice=HISTORY)

@@ -171,11 +171,15 @@ def match_engine(engine: str, spec) -> str:
     from solver.matchgrid.states import ScoreState
     from solver.public.parts import public_parts
 
+    from solver.matchgrid.blind_hand import is_blind_hand
+
     hand = spec.hand_game(ScoreState(0, 0, 1))
     takes, why = True, ""
     for position in spec.positions():
         try:
-            public_parts(spec.hand_game(ScoreState(*position, 1)))
+            game = spec.hand_game(ScoreState(*position, 1))
+            if not is_blind_hand(game):  # the engine solves a blind hand as the chance game
+                public_parts(game)
         except ValueError as error:
             takes, why = False, f"at {position[0]}-{position[1]}, {error}"
             break

@@ -14,6 +14,7 @@ Modules, one concern each:
                 `HistoryEngine` on the compiled history tree)
   public_engine `PublicEngine`: the same on the public tree, one tree per dealer re-scored
                 for every state
+  blind_hand    Trucomano's blind iron hand, a chance game: its exact value
   fixed_point   one position (both dealers at one score): the void-hand fixed point and
                 each state's error bound
   runner        the DAG of positions, serial execution, resuming (`solve_match`)

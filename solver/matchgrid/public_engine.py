@@ -24,6 +24,10 @@ of hands has the first deal's distribution (exchangeability), so the union bound
 The history engine computes the same maximum on the history tree (equal on the small
 variants, `tests/test_solve_match.py`).
 
+Trucomano's blind iron hand, where nobody sees a card, is no game of information at all:
+`solver.matchgrid.blind_hand` gives its exact value as a chance expectation (any strategy is
+an equilibrium there).
+
 A hand the engine splits into sub-games (two-player Truco: one per vira class, the vira being
 public) is solved sub-game by sub-game with the same terminal utilities, each to the target,
 and combined with the sub-games' probabilities: a best response decomposes over a public
@@ -44,6 +48,7 @@ import time
 import numpy as np
 
 from solver.cfr import run_iterations
+from solver.matchgrid import blind_hand
 from solver.matchgrid.engine import HandSolution
 from solver.public.cfr import PublicPolicy, PublicSolver
 from solver.public.parts import part_named, public_parts
@@ -170,10 +175,14 @@ class PublicEngine:
 
     def outcomes(self, game_string: str) -> list[float]:
         """See `HandEngine.outcomes` (over every sub-game)."""
+        if blind_hand.is_blind_hand(load_game(game_string)):
+            return blind_hand.outcomes(game_string)
         return sorted({points for facts in self.facts(game_string) for points in facts.outcomes})
 
     def max_void_probability(self, game_string: str) -> float:
         """See `HandEngine.max_void_probability` (module docstring)."""
+        if blind_hand.is_blind_hand(load_game(game_string)):
+            return blind_hand.void_probability(game_string)
         return min(1.0, sum(f.weight * f.void_bound for f in self.facts(game_string)))
 
     def void_bound(self, game_string: str, label: str | None = None) -> float:
@@ -204,7 +213,10 @@ class PublicEngine:
               target_exploitability: float, iterations: int, eval_every: int = 10,
               warm_start: HandSolution | None = None) -> HandSolution:
         """See `HandEngine.solve`; a hand split into sub-games is solved sub-game by sub-game,
-        each to the target, and combined (module docstring)."""
+        each to the target, and combined (module docstring); a blind hand, which has no
+        private information, exactly as the chance game it is (`blind_hand`)."""
+        if blind_hand.is_blind_hand(load_game(game_string)):
+            return blind_hand.solve(game_string, utility_of_points)
         labels = self.labels(game_string)
         stopping = (target_exploitability, iterations, eval_every)
         warm = [None if warm_start is None else

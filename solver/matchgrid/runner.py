@@ -21,6 +21,7 @@ from typing import Callable, Protocol
 from solver.matchgrid import store
 from solver.matchgrid.engine import HandEngine, HandSolution, HistoryEngine
 from solver.matchgrid.fixed_point import Settings, StateSolution, solve_position
+from solver.matchgrid.hand_decisions import PLAY
 from solver.matchgrid.public_engine import PublicEngine
 from solver.matchgrid.score_strategy import decisions_by_hand, first_decision
 from solver.matchgrid.states import MatchSpec, ScoreState
@@ -76,7 +77,11 @@ def solve_one(spec: MatchSpec, settings: Settings, choice: EngineChoice,
 
 
 def _with_first_decision(engine: PublicEngine, solution: StateSolution) -> StateSolution:
-    """`solution` with its hand's first decision, over all hands and hand by hand."""
+    """`solution` with its hand's first decision, over all hands and hand by hand (a hand
+    without a policy, the blind iron hand, has one way to begin: a slot's card is led, no
+    hand being seen)."""
+    if solution.hand.policy is None and solution.hand.parts is None:
+        return dataclasses.replace(solution, first_decision={PLAY: 1.0}, decisions_by_hand=[])
     rows = decisions_by_hand(engine, solution.game_string, solution.utility_of_points,
                              solution.hand)
     return dataclasses.replace(solution, first_decision=first_decision(rows),

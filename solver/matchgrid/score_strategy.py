@@ -114,8 +114,8 @@ def write_by_hand_table(directory: pathlib.Path, out: pathlib.Path) -> list[path
         if not table.exists():
             return []
         tables[parse_label(path.name)] = list(csv.DictReader(table.read_text().splitlines()))
-    actions = action_order({key for rows in tables.values() for key in rows[0]} - {
-        "part", "hand", "share"})
+    actions = action_order({key for rows in tables.values() if rows for key in rows[0]} - {
+        "part", "hand", "share"})  # (a blind iron hand has no hand seen, so no rows)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["score0", "score1", "dealer", "part", "hand", "share", *actions])

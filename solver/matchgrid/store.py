@@ -9,7 +9,9 @@
         vira_X/             for a hand solved sub-game by sub-game (Truco's vira classes):
                             no strategy.npz above, one result directory per sub-game instead
                             (its strategy, curve and summary), the summary above listing
-                            them under `by_part` as `tricksolver solve` does
+                            them under `by_part` as `tricksolver solve` does; for a blind
+                            iron hand (no decision matters) no strategy at all, `strategy` in
+                            the summary says why
     DIR/match_values.csv    score0,score1,dealer,p0_win: one row per state
     DIR/summary.json        the match: game, settings, per-state figures, totals, how each
                             figure was obtained
@@ -79,7 +81,14 @@ def save_state(directory: pathlib.Path, solution: StateSolution, run: dict) -> N
         temporary.mkdir(parents=True)
         results.atomic_write_bytes(temporary / BY_HAND_FILE,
                                    by_hand_csv(solution.decisions_by_hand).encode())
-    if hand.parts is None:
+    if hand.parts is None and hand.policy is None:  # a blind hand: no decision matters
+        summary["strategy"] = ("none: nobody sees a card, so every strategy is an equilibrium "
+                               "and the value is exact (solver.matchgrid.blind_hand)")
+        temporary.mkdir(parents=True, exist_ok=True)
+        results.atomic_write_bytes(temporary / results.CURVE_FILE,
+                                   results.curve_csv(curve).encode())
+        results.write_summary(temporary, summary)
+    elif hand.parts is None:
         results.save_result(temporary, hand.policy, curve, summary)
     else:
         weights = {part.label: part.weight
