@@ -168,10 +168,9 @@ def _check_largest_hand_fits(spec) -> None:
 def match_engine(engine: str, spec) -> str:
     """The hand engine `--engine` means for the match `spec` (public if that engine takes the
     hand at every score); ValueError (one line) if the engine asked for cannot take it."""
+    from solver.matchgrid.blind_hand import is_blind_hand
     from solver.matchgrid.states import ScoreState
     from solver.public.parts import public_parts
-
-    from solver.matchgrid.blind_hand import is_blind_hand
 
     hand = spec.hand_game(ScoreState(0, 0, 1))
     takes, why = True, ""

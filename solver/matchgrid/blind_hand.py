@@ -1,12 +1,12 @@
-"""Truco's blind iron hand (Trucomano, games/RULES.md TM-3) solved exactly, as the chance game it is.
+"""Truco's blind iron hand (Trucomano, games/RULES.md TM-3), solved exactly as a chance game.
 
 In a blind iron hand nobody sees a card, nobody may raise and nobody may cover: every action is
 the choice of a slot whose card no one knows. Whatever the strategies, each player's cards
 therefore come out in a uniformly random order, so no strategy profile changes the
 distribution of the outcome: every pair of strategies is an equilibrium, and the hand's value
 for any terminal utilities is their expectation over the deal. (The public-tree engine has no
-private information to work with here, and the history tree of the full hand holds 5e10
-histories.)
+private information to work with here, and the history tree of the full hand holds about 4.8e9
+histories: `tricksolver sizes 'python_trucomano(isomorphic=true,score0=11,score1=11)'`.)
 
 Round k is decided by the two players' k-th cards alone (the higher strength wins, equal
 strengths tie: TP-5, TP-8), so the outcome is a function of the `hand_size` comparisons; it is
