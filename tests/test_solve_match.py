@@ -437,3 +437,32 @@ def _check_first_decision_table(path: pathlib.Path) -> None:
             assert frequencies == table[state.mirrored()]
     rests = [frequencies["Rest"] for frequencies in table.values()]
     assert max(rests) - min(rests) > 0.3
+
+
+def test_pair_error_bounds_do_not_compound_along_void_linked_rows():
+    """The bound of a void-linked pair (fixed_point module docstring): the looser one's when
+    no successor can err (E = 0), never above it, equal to E without exploitability or
+    residual (the terminals' probabilities sum to one), and along a row of such positions it
+    grows by the exploitabilities only where the looser one grew about 1.9 times per row."""
+    from solver.matchgrid.fixed_point import pair_error_bounds
+
+    def looser(first, last, residual):
+        (eps_f, reach_f, q_f), (eps_s, reach_s, q_s) = first, last
+        bound_f = (eps_f + reach_f + q_f * residual + q_f * (eps_s + reach_s)) / (1 - q_f * q_s)
+        return bound_f, eps_s + reach_s + q_s * bound_f
+
+    for pair in [((1e-4, 0.0, 0.48), (2e-4, 0.0, 0.3), 1e-5),
+                 ((1e-4, 0.02, 0.48), (2e-4, 0.03, 0.3), 1e-5),
+                 ((0.0, 0.01, 0.0), (1e-4, 0.02, 0.9), 0.0)]:
+        tight, loose = pair_error_bounds(*pair), looser(*pair)
+        assert tight[0] <= loose[0] + 1e-15 and tight[1] <= loose[1] + 1e-15
+        if pair[0][1] == pair[1][1] == 0.0:
+            assert tight == pytest.approx(loose, rel=1e-12)
+    assert pair_error_bounds((0.0, 0.05, 0.48), (0.0, 0.05, 0.48), 0.0) == pytest.approx(
+        (0.05, 0.05), abs=1e-15)
+    assert pair_error_bounds((0.0, 0.05, 1.0), (0.0, 0.05, 1.0), 0.0) == (np.inf, np.inf)
+    tight = loose = 0.0
+    for _ in range(11):  # Trucomano's row of eleven: q = 0.483, each state's exploitability 1e-4
+        tight = max(pair_error_bounds((1e-4, tight, 0.483), (1e-4, tight, 0.483), 1e-4))
+        loose = max(looser((1e-4, loose, 0.483), (1e-4, loose, 0.483), 1e-4))
+    assert tight < 0.005 < 0.1 < loose

@@ -14,10 +14,17 @@ Error bound (win-probability units). The value of a zero-sum game moves by at mo
 max over strategies of sum_t P(t)·|change of payoff at t|. With ε a state's bracket half-width,
 E the largest error bound of the states its hand reaches (other than its partner), q the
 largest probability of a void hand (`HandEngine.max_void_probability`) and r the residual
-(the partner's last move), the state solved last in the final round, s, and the other, f,
-satisfy e_f ≤ ε_f + E_f + q_f·(r + e_s) and e_s ≤ ε_s + E_s + q_s·e_f, hence
-e_f ≤ (ε_f + E_f + q_f·r + q_f·(ε_s + E_s)) / (1 − q_f·q_s): each state's `error_bound`,
-a bound on |V(table) − V(exact)|. Infinite where every hand of both dealers can be void.
+(the partner's last move), the state solved last in the final round, s, and the other, f:
+a non-void terminal's utility is off by at most E, a void one's by the partner's error (plus r
+for f, solved with the partner's value of the round before), and the terminals' probabilities
+sum to one, so with P(void) ≤ q
+    e_f ≤ ε_f + E_f + q_f·max(0, r + e_s − E_f),   e_s ≤ ε_s + E_s + q_s·max(0, e_f − E_s).
+The right-hand sides form a monotone map F of (e_f, e_s) with slope q_f·q_s < 1, so the true
+errors lie below its fixed point; `pair_error_bounds` reaches it from above (from the fixed
+point of the looser e_f ≤ ε_f + E_f + q_f·(r + e_s), e_s ≤ ε_s + E_s + q_s·e_f, which F maps
+below itself), every step still a bound. Each state's `error_bound` is that bound on
+|V(table) − V(exact)|; it does not grow along a chain of void-linked positions (with equal E
+and no ε it is E). Infinite where every hand of both dealers can be void.
 """
 from __future__ import annotations
 
@@ -148,6 +155,23 @@ def _win_probability(utility: float) -> float:
     return 0.5 * (utility + 1.0)
 
 
+def pair_error_bounds(first: tuple[float, float, float], last: tuple[float, float, float],
+                      residual: float, steps: int = 200) -> tuple[float, float]:
+    """(e_f, e_s), the error bounds of the state solved first and last in a position's final
+    round, from each one's (ε, E, q) and the residual (module docstring): `steps` steps of the
+    map F from the looser bound's fixed point, each one a bound."""
+    (eps_f, reach_f, q_f), (eps_s, reach_s, q_s) = first, last
+    denominator = 1.0 - q_f * q_s
+    if denominator <= 0.0:
+        return math.inf, math.inf
+    bound_f = (eps_f + reach_f + q_f * residual + q_f * (eps_s + reach_s)) / denominator
+    bound_s = eps_s + reach_s + q_s * bound_f
+    for _ in range(steps):
+        bound_f = eps_f + reach_f + q_f * max(0.0, residual + bound_s - reach_f)
+        bound_s = eps_s + reach_s + q_s * max(0.0, bound_f - reach_s)
+    return bound_f, bound_s
+
+
 def _solutions(spec, states, games, outcomes, hands, utilities, order, known, engine, rounds,
                residual) -> list[StateSolution]:
     """The two StateSolutions with their error bounds (module docstring)."""
@@ -161,13 +185,8 @@ def _solutions(spec, states, games, outcomes, hands, utilities, order, known, en
         eps.append(hands[d].exploitability / 2)
         q.append(engine.max_void_probability(games[d]) if 0.0 in outcomes[d] else 0.0)
     first, last = order
-    denominator = 1.0 - q[first] * q[last]
-    if denominator <= 0.0:
-        bound_first = bound_last = math.inf
-    else:
-        bound_first = (eps[first] + reach[first] + q[first] * residual
-                       + q[first] * (eps[last] + reach[last])) / denominator
-        bound_last = eps[last] + reach[last] + q[last] * bound_first
+    bound_first, bound_last = pair_error_bounds(
+        (eps[first], reach[first], q[first]), (eps[last], reach[last], q[last]), residual)
     bounds = {first: bound_first, last: bound_last}
     return [StateSolution(
         state=states[d], game_string=games[d], p0_win=_win_probability(hands[d].value),
