@@ -240,7 +240,7 @@ def test_write_truco_charts_of_chosen_vira_classes(eleven, tmp_path):
     folders = {name.split("/")[0] for name in names if "/" in name}
     assert folders == {chosen.label.replace(" ", "_")}
     assert f"{chosen.label.replace(' ', '_')}/tables/strategy-eleven.csv" in names
-    with pytest.raises(ValueError, match="no vira class 'vira 1'"):
+    with pytest.raises(ValueError, match="no sub-game 'vira 1'"):
         truco_analysis.truco_rows(game, directory, ["vira 1"])
 
 

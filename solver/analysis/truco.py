@@ -55,7 +55,7 @@ from games import truco
 from solver.analysis.contexts import (Analysis, ContextTable, HandRow, action_evs,
                                       attach_splits, context_order, indifferent_shares)
 from solver.analysis.public import BranchStats
-from solver.public.parts import public_parts
+from solver.public.parts import part_named, public_parts
 from solver.public.solve import solver_for
 from solver.public.tree import COVERED_EDGE
 from solver.registry import load_game
@@ -113,15 +113,9 @@ def analyze_truco_parts(game, directory, parts: list[PartRows] | None = None
 def truco_rows(game, directory, labels: list[str] | None = None) -> list[PartRows]:
     """Every vira class's per-hand sums (`part_rows`), in vira order; with `labels` (e.g.
     ["vira K"]) only those classes' (ValueError, in one line, for a label the game lacks)."""
-    parts = public_parts(game)
-    if labels:
-        known = {part.label for part in parts}
-        unknown = [label for label in labels if label not in known]
-        if unknown:
-            raise ValueError(f"{game} has no vira class {unknown[0]!r}; its classes: "
-                             + ", ".join(part.label for part in parts))
-        parts = [part for part in parts if part.label in labels]
-    return [part_rows(game, part, directory) for part in parts]
+    chosen = {part_named(game, label).label for label in labels} if labels else None
+    return [part_rows(game, part, directory) for part in public_parts(game)
+            if chosen is None or part.label in chosen]
 
 
 def part_rows(game, part, directory) -> PartRows:

@@ -284,21 +284,14 @@ def run_solve(args) -> int:
     if args.engine == "public":
         parts = _public_parts_of(game, args.part)
         if args.part or len(parts[0]) > 1:
-            check_trees_fit(game, parts[1], cache=not args.no_cache)
+            from solver.sizes.truco_public import check_parts_fit
+
+            check_parts_fit(game, parts[1], cache=not args.no_cache)  # before anything is built
             return run_parts(args, game, directory, *parts, _solve_into)
     elif args.part:
         raise ValueError("--part names a vira class of the public-tree engine (Truco)")
     _solve_into(args, game, directory)
     return 0
-
-
-def check_trees_fit(game, parts: list, cache: bool = True) -> None:
-    """ValueError (one line) before anything is built or written if a sub-game's tree surely
-    does not fit in this machine's memory (`solver.sizes.truco_public.check_part_fits`)."""
-    from solver.sizes.truco_public import check_part_fits
-
-    for part in parts:
-        check_part_fits(game, part, cache)
 
 
 def _public_parts_of(game, labels: list[str]) -> tuple[list, list]:

@@ -13,7 +13,7 @@ from solver import results
 from solver.cli import non_negative_int, positive_float, positive_int
 from solver.cli.games import game_string_from, load_game_checked
 from solver.cli.help import HelpFormatter
-from solver.cli.solve import HISTORY_LIMIT, check_trees_fit, history_tree_size
+from solver.cli.solve import HISTORY_LIMIT, history_tree_size
 from solver.schedules import ALGORITHMS
 
 MATCH_ENGINES = ("auto", "public", "history")
@@ -160,9 +160,10 @@ def _check_largest_hand_fits(spec) -> None:
     lowest scores (every raise allowed: the largest) surely do not fit in memory."""
     from solver.matchgrid.states import ScoreState
     from solver.public.parts import public_parts
+    from solver.sizes.truco_public import check_parts_fit
 
     hand = spec.hand_game(ScoreState(*min(spec.positions(), key=sum), 1))
-    check_trees_fit(hand, public_parts(hand))
+    check_parts_fit(hand, public_parts(hand))
 
 
 def match_engine(engine: str, spec) -> str:

@@ -44,24 +44,15 @@ def outcome_probabilities(game_string: str) -> dict[float, float]:
     game = load_game(game_string)
     rules = game.rules
     rounds = rules.hand_size
+    patterns = sum(pattern_probabilities(np.array(rules.class_counts(vira), dtype=np.int64),
+                                         rounds) for vira in range(rules.num_ranks))
     result: dict[float, float] = {}
-    for vira in range(rules.num_ranks):
-        counts = np.array(rules.class_counts(vira), dtype=np.int64)
-        patterns = pattern_probabilities(counts, rounds)
-        for pattern in itertools.product(range(3), repeat=rounds):
-            probability = patterns[_pattern_index(pattern)] / rules.num_ranks
-            if probability > 0.0:
-                points = _points_of(rules, pattern)
-                result[points] = result.get(points, 0.0) + float(probability)
+    # product's order is the patterns' base-3 index, round 1 the most significant digit
+    for pattern, probability in zip(itertools.product(range(3), repeat=rounds), patterns):
+        if probability > 0.0:
+            points = _points_of(rules, pattern)
+            result[points] = result.get(points, 0.0) + float(probability) / rules.num_ranks
     return dict(sorted(result.items()))
-
-
-def _pattern_index(pattern: tuple[int, ...]) -> int:
-    """The index of a comparison pattern (round 1 first) in base 3."""
-    index = 0
-    for comparison in pattern:
-        index = 3 * index + comparison
-    return index
 
 
 def _points_of(rules, pattern: tuple[int, ...]) -> float:

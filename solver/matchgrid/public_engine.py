@@ -56,7 +56,6 @@ from solver.public.solve import make_solver
 from solver.public.tree import PlayTree, load_play_tree, tree_name
 from solver.registry import load_game
 from solver.schedules import make_schedule
-from solver.sizes.truco_public import check_part_fits
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,7 +114,6 @@ class PublicEngine:
         if key not in self._shared:
             began = time.perf_counter()
             part = part_named(reference, label)
-            check_part_fits(reference, part, self.cache)
             tree = load_play_tree(reference, part, self.cache)
             if key not in self._void_bounds:
                 solver = make_solver(reference, self.schedule, part, tree)

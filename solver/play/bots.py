@@ -152,14 +152,7 @@ def make_bot(spec: str, game, seed: int) -> pyspiel.Bot:
         if argument and (not argument.isdigit() or int(argument) < 1):
             raise ValueError(f"bad bot {spec!r}: ismcts:SIMULATIONS needs a positive integer")
         return ismcts_bot(game, seed, int(argument) if argument else ISMCTS_DEFAULT_SIMULATIONS)
-    if name == "cheater":
-        numbers = argument.split(":") if argument else []
-        if len(numbers) > 2 or any(not n.isdigit() or int(n) < 1 for n in numbers):
-            raise ValueError(f"bad bot {spec!r}: cheater, cheater:WORLDS or "
-                             f"cheater:WORLDS:NODES with positive integers")
-        return pimc.CheaterBot(game, seed, **dict(zip(("worlds", "node_budget"),
-                                                      map(int, numbers))))
-    if name in ("pimc", "pimc-match"):
+    if name in ("pimc", "pimc-match", "cheater"):
         numbers = argument.split(":") if argument else []
         noise = numbers.pop() if name == "pimc-match" and len(numbers) == 3 else None
         if (len(numbers) > 2 or any(not n.isdigit() or int(n) < 1 for n in numbers)
@@ -170,6 +163,8 @@ def make_bot(spec: str, game, seed: int) -> pyspiel.Bot:
         settings = dict(zip(("worlds", "node_budget"), map(int, numbers)))
         if noise is not None:
             settings["match_noise"] = float(noise)
+        if name == "cheater":
+            return pimc.CheaterBot(game, seed, **settings)
         return pimc.PIMCBot(game, seed, match_aware=name == "pimc-match", **settings)
     raise ValueError(f"unknown bot {spec!r}: use random, heuristic, ismcts, "
                      "ismcts:SIMULATIONS, pimc, pimc:WORLDS or pimc:WORLDS:NODES (pimc-match "

@@ -524,17 +524,17 @@ def check_build_fits(game: pyspiel.Game, vira: int, available: int | None = None
             f"--from-score 11), the full deck on a larger machine (results/truco/README.md)")
 
 
-def check_part_fits(game: pyspiel.Game, part, cache: bool = True) -> None:
-    """`check_build_fits` for the sub-game `part` of a public-tree solve (a `games.truco.
-    ViraGame`) where its tree must be built: not for Le Truc's (its full game fits), nor where
-    the tree cache holds it already (`cache`: the solve reads the cache)."""
+def check_parts_fit(game: pyspiel.Game, parts: list, cache: bool = True) -> None:
+    """`check_build_fits` for each sub-game of a public-tree solve (`games.truco.ViraGame`s)
+    whose tree must be built: not for Le Truc's (its full game fits), nor where the tree cache
+    holds it already (`cache`: the solve reads the cache)."""
     from solver.public.tree import play_tree_cache_path
 
     if game.get_type().short_name not in TRUCO_GAMES:
         return
-    if cache and play_tree_cache_path(game, part).exists():
-        return
-    check_build_fits(game, part.vira)
+    for part in parts:
+        if not (cache and play_tree_cache_path(game, part).exists()):
+            check_build_fits(game, part.vira)
 
 
 def _available_memory() -> int | None:
