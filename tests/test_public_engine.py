@@ -20,7 +20,7 @@ from solver.public.cfr import PublicSolver, walk_of
 from solver.public.policy import info_state_probabilities, spot_of_info_state
 from solver.public.redeal import RedealDeals
 from solver.public.solve import make_solver, solve_public
-from solver.public.tree import build_play_tree
+from solver.public.tree import build_play_tree, is_terminal
 from solver.registry import load_game
 from solver.schedules import make_schedule
 
@@ -96,29 +96,32 @@ def test_pcfr_plus_converges_with_the_redeal():
 
 
 def test_the_walk_is_the_depth_first_order():
-    """`walk_of`: each step's depth and edge from its parent, the step after its subtree, the
-    nodes with a terminal child, against a recursive walk of the tree."""
+    """`walk_of`: each node's depth and edge from its parent, the node after its subtree, the
+    nodes with a terminal child, against a recursive walk of the tree; the nodes are numbered
+    in the order the recursion reaches them."""
     tree = build_play_tree(load_game(REDEAL))
     walk = walk_of(tree)
     expected = {}  # node -> (depth, edge into it, one past its subtree's last node)
+    reached = []
 
     def visit(node, depth, edge):
+        reached.append(node)
         end = node + 1
         for e in range(tree.child_start[node], tree.child_start[node + 1]):
-            end = visit(int(tree.child[e]), depth + 1, e)
+            if not is_terminal(tree.child[e]):
+                end = visit(int(tree.child[e]), depth + 1, e)
         expected[node] = (depth, edge, end)
         return end
 
     visit(0, 0, -1)
-    decision = list(np.flatnonzero(tree.node_player >= 0))
-    assert list(walk.decision) == decision
-    for k, node in enumerate(decision):
+    assert reached == list(range(tree.num_nodes))
+    for node in range(tree.num_nodes):
         depth, edge, end = expected[node]
-        assert (walk.step_depth[k], walk.step_edge[k]) == (depth, edge)
-        assert walk.after[k] == len([n for n in decision if n < end])
+        assert (walk.step_depth[node], walk.step_edge[node], walk.after[node]) == (
+            depth, edge, end)
     children = [tree.child[tree.child_start[n]:tree.child_start[n + 1]]
                 for n in range(tree.num_nodes)]
-    assert list(walk.node_terminal) == [int(any(tree.node_player[c] < 0 for c in kids))
+    assert list(walk.node_terminal) == [int(any(is_terminal(c) for c in kids))
                                         for kids in children]
 
 

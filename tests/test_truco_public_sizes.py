@@ -209,13 +209,15 @@ def test_le_truc_work_counts_coupling_products_node_by_node():
         "python_le_truc(num_ranks=3,hand_size=2,isomorphic=true,max_redeals=0)"))
     work = truco_public.le_truc_work(tree)
     products = 0
+    terminals = 0
     for node in range(tree.num_nodes):
         children = tree.child[tree.child_start[node]:tree.child_start[node + 1]]
-        if tree.node_player[node] >= 0 and any(tree.node_player[c] < 0 for c in children):
+        terminals += int(np.count_nonzero(children < 0))
+        if any(children < 0):
             e0, e1 = (len(tree.list_entries(int(tree.node_list[node, p]))) for p in (0, 1))
             products += e0 * e1
-    assert work == {"nodes": tree.num_nodes, "table_entries": int(tree.table_size.sum()),
-                    "coupling_products": products}
+    assert work == {"nodes": tree.num_nodes + terminals,
+                    "table_entries": int(tree.table_size.sum()), "coupling_products": products}
 
 
 def test_cost_model_fit_and_bracket():

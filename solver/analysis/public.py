@@ -37,6 +37,7 @@ from solver.analysis.contexts import (
 from solver.public import _kernels as kernels
 from solver.public.cfr import PublicPolicy, PublicSolver, Tables
 from solver.public.solve import solver_for
+from solver.public.tree import is_terminal
 
 BET_ACTIONS = {le_truc.RAISE: "Raise", le_truc.REST: "Rest"}
 
@@ -90,7 +91,7 @@ def node_contexts(game, tree) -> tuple[np.ndarray, dict[str, str], dict[int, str
                 leads[node] = rules.deck.rank_name(public.trick[0].strength)
         for edge in range(tree.child_start[node], tree.child_start[node + 1]):
             child = int(tree.child[edge])
-            if tree.node_player[child] < 0:
+            if is_terminal(child):
                 continue
             action = int(tree.edge_action[edge])
             after = public.clone()
@@ -117,7 +118,7 @@ class BranchStats:
         self.chance = np.zeros((2, max(rows)))
         solver.passes.joint(reach[0], reach[1], tables, kernels.AVERAGE, coupling=coupling,
                             own_out=self.own, chance_out=self.chance)
-        win_payoff = 0.5 * np.sign(tree.node_payoff)
+        win_payoff = 0.5 * np.sign(tree.outcome_payoff)
         self.value, self.win, self.root_values = [], [], []
         for player in (0, 1):
             values, wins = np.zeros(rows[player]), np.zeros(rows[player])
@@ -159,7 +160,7 @@ def _nesting_levels(tree, nodes) -> dict[int, int]:
             level += 1
         for edge in range(tree.child_start[node], tree.child_start[node + 1]):
             child = int(tree.child[edge])
-            if tree.node_player[child] >= 0:
+            if not is_terminal(child):
                 stack.append((child, level))
     return levels
 

@@ -57,7 +57,7 @@ from solver.analysis.contexts import (Analysis, ContextTable, HandRow, action_ev
 from solver.analysis.public import BranchStats
 from solver.public.parts import part_named, public_parts
 from solver.public.solve import solver_for
-from solver.public.tree import COVERED_EDGE
+from solver.public.tree import COVERED_EDGE, is_terminal
 from solver.registry import load_game
 from solver.results import load_result, part_directory, read_summary
 
@@ -217,7 +217,7 @@ def node_contexts(part, tree) -> tuple[np.ndarray, dict[str, str], dict[int, int
                 leads[node] = card
         for edge in range(tree.child_start[node], tree.child_start[node + 1]):
             child = int(tree.child[edge])
-            if tree.node_player[child] < 0:
+            if is_terminal(child):
                 continue
             action = int(tree.edge_action[edge])
             after = public.clone()

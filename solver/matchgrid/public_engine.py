@@ -53,7 +53,7 @@ from solver.matchgrid.engine import HandSolution
 from solver.public.cfr import PublicPolicy, PublicSolver
 from solver.public.parts import part_named, public_parts
 from solver.public.solve import make_solver
-from solver.public.tree import PlayTree, load_play_tree, tree_name
+from solver.public.tree import PlayTree, is_terminal, load_play_tree, outcome_of, tree_name
 from solver.registry import load_game
 from solver.schedules import make_schedule
 
@@ -131,12 +131,12 @@ class PublicEngine:
             self._shared.pop(next(iter(self._shared)))
 
     def points(self, game_string: str, label: str | None = None) -> np.ndarray:
-        """Player 0's points at every node of sub-game `label`'s shared tree for
-        `game_string`'s scores (0 at decision nodes)."""
+        """Player 0's points at each terminal outcome of sub-game `label`'s shared tree for
+        `game_string`'s scores (`PlayTree.outcome_payoff`)."""
         shared, rules = self.shared(game_string, label), load_game(game_string).rules
         tree = shared.tree
-        points = tree.node_payoff.copy()
-        match = tree.node_whole_match == 1
+        points = tree.outcome_payoff.copy()
+        match = tree.outcome_whole_match == 1
         player0_wins = points[match] > 0
         points[match] = np.where(player0_wins, rules.target - rules.scores[0],
                                  -(rules.target - rules.scores[1]))
@@ -196,15 +196,12 @@ class PublicEngine:
         utilities (from `state`'s tables if given)."""
         shared = self.shared(game_string, label)
         tree = shared.tree
-        points = self.points(game_string, label)
-        terminals = tree.node_player < 0
-        utility = np.zeros_like(points)
-        values, inverse = np.unique(points[terminals], return_inverse=True)
-        missing = [p for p in values.tolist() if p not in utility_of_points]
+        points = self.points(game_string, label).tolist()
+        missing = sorted({p for p in points if p not in utility_of_points})
         if missing:
             raise KeyError(f"no utility for a hand scoring {missing}")
-        utility[terminals] = np.array([utility_of_points[p] for p in values.tolist()])[inverse]
-        weighted = dataclasses.replace(tree, node_payoff=utility)
+        utility = np.array([utility_of_points[p] for p in points], dtype=np.float64)
+        weighted = dataclasses.replace(tree, outcome_payoff=utility)
         return make_solver(shared.game, self.schedule, shared.part, weighted, state)
 
     def solve(self, game_string: str, utility_of_points: dict[float, float], *,
@@ -290,9 +287,8 @@ def _run_part_task(task, game_string: str, label: str | None, arguments: tuple):
 def _part_facts(engine: PublicEngine, game_string: str, label: str | None) -> PartFacts:
     """`PartFacts` of one sub-game (a `map_parts` task)."""
     shared = engine.shared(game_string, label)
-    terminals = shared.tree.node_player < 0
     return PartFacts(shared.part.weight, engine.void_bound(game_string, label), tuple(
-        float(points) for points in np.unique(engine.points(game_string, label)[terminals])))
+        float(points) for points in np.unique(engine.points(game_string, label))))
 
 
 def _solve_part(engine: PublicEngine, game_string: str, label: str | None,
@@ -349,27 +345,16 @@ def void_pairs(tree: PlayTree) -> np.ndarray:
     some terminal that scores nothing (module docstring)."""
     hands = len(tree.hands)
     found = np.zeros((hands, hands), dtype=bool)
-    parent, edge = _parents(tree)
-    for node in np.flatnonzero((tree.node_player < 0) & (tree.node_payoff == 0.0)
-                               & (tree.node_whole_match == 0)):
-        found[np.ix_(*_hands_at(tree, int(parent[node]), int(edge[node])))] = True
+    void = np.flatnonzero((tree.outcome_payoff == 0.0) & (tree.outcome_whole_match == 0))
+    edges = np.flatnonzero(is_terminal(tree.child) & np.isin(outcome_of(tree.child), void))
+    for node, edge in zip(tree.parents_of(edges), edges):
+        found[np.ix_(*_hands_at(tree, int(node), int(edge)))] = True
     return found
 
 
 def _tree_bytes(tree: PlayTree) -> int:
     """The bytes of a tree's arrays."""
     return sum(value.nbytes for value in vars(tree).values() if isinstance(value, np.ndarray))
-
-
-def _parents(tree: PlayTree) -> tuple[np.ndarray, np.ndarray]:
-    """Each node's parent and the edge from it (-1 at the root)."""
-    parent = np.full(tree.num_nodes, -1, dtype=np.int64)
-    edge = np.full(tree.num_nodes, -1, dtype=np.int64)
-    counts = np.diff(tree.child_start)
-    edges = np.arange(tree.child.shape[0])
-    parent[tree.child] = np.repeat(np.arange(tree.num_nodes), counts)
-    edge[tree.child] = edges
-    return parent, edge
 
 
 def _hands_at(tree: PlayTree, node: int, edge: int) -> tuple[np.ndarray, np.ndarray]:

@@ -10,11 +10,11 @@ nodes the terminals share q's reach; at q's nodes their payoffs are folded into 
 first (linearity). A played card never changes a player's full hand, so values computed in
 the parent's lists serve its card children.
 
-The walk is a loop, not a recursion: nodes are numbered depth-first, so the decision nodes in
-increasing order are the walk (`Walk.decision`). A node is *opened* when the walk reaches it
-(its reaches from its parent's, its policy, its terminal children) and *closed* when its
-subtree is done, that is when the walk reaches a node no deeper than it, or ends (its values,
-passed up into its parent's). An open node keeps everything in its depth's row of the
+The walk is a loop, not a recursion: the tree's nodes (its decision nodes: terminals are
+outcomes on the edges into them) are numbered depth-first, so 0, 1, 2, ... is the walk. A
+node is *opened* when the walk reaches it (its reaches from its parent's, its policy, its
+terminal children) and *closed* when its subtree is done, that is when the walk reaches a node
+no deeper than it, or ends (its values, passed up into its parent's). An open node keeps everything in its depth's row of the
 preallocated `Scratch`, free again once it is closed: nothing is allocated per node. The
 arithmetic is the recursive form's, in the same order, so results are the same bits.
 
@@ -51,10 +51,10 @@ class Walk(NamedTuple):
     """A play tree as the passes read it: the arrays of `PlayTree` (see there) with the two
     players' tables joined, and the depth-first walk."""
 
-    node_player: np.ndarray  # int8 [nodes]: the actor, -1 at terminals
-    node_payoff: np.ndarray  # float64 [nodes]: player 0's payoff at terminals
+    node_player: np.ndarray  # int8 [nodes]: the actor
+    outcome_payoff: np.ndarray  # float64 [outcomes]: player 0's payoff at each terminal outcome
     child_start: np.ndarray  # int64 [nodes + 1]
-    child: np.ndarray  # int32 [edges]
+    child: np.ndarray  # int32 [edges]: a node, or -1 - outcome at a terminal
     node_nbet: np.ndarray  # int8 [nodes]
     node_card_turn: np.ndarray  # int8 [nodes]: 0, 1 (face up) or 2 (and covered)
     node_list: np.ndarray  # int32 [nodes, 2]
@@ -72,10 +72,9 @@ class Walk(NamedTuple):
     table_offset: np.ndarray  # int64 [2]: each player's first entry in the joined table
     #                           (player 0's table, then player 1's)
     node_terminal: np.ndarray  # int8 [nodes]: 1 where a child is a terminal
-    decision: np.ndarray  # int64 [k]: the decision nodes, ascending: the walk's steps
-    step_depth: np.ndarray  # int64 [k]: per step, the number of nodes above its node
-    step_edge: np.ndarray  # int64 [k]: per step, the edge into its node (-1 at the root)
-    after: np.ndarray  # int64 [k]: per step, the step after its node's subtree
+    step_depth: np.ndarray  # int64 [nodes]: the number of nodes above each node
+    step_edge: np.ndarray  # int64 [nodes]: the edge into each node (-1 at the root)
+    after: np.ndarray  # int64 [nodes]: the node after each node's subtree
 
 
 class Scratch(NamedTuple):
@@ -94,29 +93,27 @@ class Scratch(NamedTuple):
 
 
 @njit(cache=True)
-def walk_order(node_player, child_start, child, decision, node_terminal, step_depth, step_edge,
-               after):
-    """Fill `Walk`'s node_terminal (int8 [nodes]), step_depth, step_edge and after (int64 [k])
-    from the tree and `decision` (int64 [k], its decision nodes ascending)."""
-    nodes = node_player.shape[0]
-    depth = np.zeros(nodes, dtype=np.int64)
-    edge = np.full(nodes, -1, dtype=np.int64)
+def walk_order(child_start, child, node_terminal, step_depth, step_edge, after):
+    """Fill `Walk`'s node_terminal (int8 [nodes]), step_depth, step_edge and after (int64
+    [nodes]) from the tree's edges (nodes numbered depth-first: the walk is 0, 1, 2, ...)."""
+    nodes = child_start.shape[0] - 1
+    step_depth[0] = 0
+    step_edge[0] = -1
     for n in range(nodes):
         node_terminal[n] = 0
         for e in range(child_start[n], child_start[n + 1]):
-            depth[child[e]] = depth[n] + 1
-            edge[child[e]] = e
-            if node_player[child[e]] < 0:
+            c = child[e]
+            if c < 0:
                 node_terminal[n] = 1
-    for k in range(decision.shape[0]):
-        step_depth[k] = depth[decision[k]]
-        step_edge[k] = edge[decision[k]]
-    end = edge  # from here: one past the last node of each subtree (children come first)
-    for n in range(nodes - 1, -1, -1):
-        last = child_start[n + 1]
-        end[n] = n + 1 if last == child_start[n] else end[child[last - 1]]
-    for k in range(decision.shape[0]):
-        after[k] = np.searchsorted(decision, end[decision[k]])
+            else:
+                step_depth[c] = step_depth[n] + 1
+                step_edge[c] = e
+    for n in range(nodes - 1, -1, -1):  # one past the last node of each subtree
+        after[n] = n + 1
+        for e in range(child_start[n + 1] - 1, child_start[n] - 1, -1):
+            if child[e] >= 0:
+                after[n] = after[child[e]]
+                break
 
 
 # --- shared steps of the walk ------------------------------------------------------------------
@@ -238,9 +235,9 @@ def _terminal_weight(walk, scratch, n, d, sign):
         scratch.gather[d, x] = 0.0
     for e in range(walk.child_start[n], walk.child_start[n + 1]):
         c = walk.child[e]
-        if walk.node_player[c] >= 0:
+        if c >= 0:
             continue
-        payoff = sign * walk.node_payoff[c]
+        payoff = sign * walk.outcome_payoff[-1 - c]
         column = e - walk.child_start[n]
         if column < nbet:
             for x in range(count):
@@ -284,9 +281,9 @@ def _open_value(walk, scratch, mode, p, n, d, coupling, table, prediction):
     _couple(walk, coupling, n, p, d, scratch.gather, scratch.values, False)
     for e in range(walk.child_start[n], walk.child_start[n + 1]):
         c = walk.child[e]
-        if walk.node_player[c] >= 0:
+        if c >= 0:
             continue
-        payoff = sign * walk.node_payoff[c]
+        payoff = sign * walk.outcome_payoff[-1 - c]
         column = e - walk.child_start[n]
         if column < nbet:
             for x in range(count):
@@ -403,12 +400,11 @@ def _value_pass(walk, scratch, mode, p, reach_p, reach_q, coupling, table, predi
         scratch.reach[0, p, x] = reach_p[x]
     for y in range(reach_q.shape[0]):
         scratch.reach[0, q, y] = reach_q[y]
-    steps_of_walk = walk.decision.shape[0]
+    nodes = walk.node_player.shape[0]
     top = -1  # the depth of the deepest open node
-    k = 0
+    n = 0
     while True:
-        n = walk.decision[k] if k < steps_of_walk else -1
-        d = walk.step_depth[k] if n >= 0 else 0  # the end closes every open node
+        d = walk.step_depth[n] if n < nodes else 0  # the end closes every open node
         while top >= d:
             _close_value(walk, scratch, mode, p, top, coupling, table, prediction, average,
                          steps, record)
@@ -418,18 +414,18 @@ def _value_pass(walk, scratch, mode, p, reach_p, reach_q, coupling, table, predi
                 for x in range(out.shape[0]):
                     out[x] = scratch.values[0, x]
             top -= 1
-        if n < 0:
+        if n == nodes:
             return
         if d > 0:
-            scratch.edge[d] = walk.step_edge[k]
+            scratch.edge[d] = walk.step_edge[n]
             actor = walk.node_player[scratch.node[d - 1]]
             _descend(walk, scratch, n, d, not (mode == BEST_RESPONSE and actor == p))
         if mode != UPDATE and not _reached(walk, scratch, n, d, q):
-            k = walk.after[k]  # its values are zero
+            n = walk.after[n]  # its values are zero
             continue
         _open_value(walk, scratch, mode, p, n, d, coupling, table, prediction)
         top = d
-        k += 1
+        n += 1
 
 
 @njit(cache=True, _nrt=False)
@@ -533,18 +529,17 @@ def joint_pass(walk, scratch, reach0, reach1, table, prediction, out, coupling0,
         scratch.reach[0, 0, x] = reach0[x]
     for y in range(reach1.shape[0]):
         scratch.reach[0, 1, y] = reach1[y]
-    steps_of_walk = walk.decision.shape[0]
+    nodes = walk.node_player.shape[0]
     top = -1  # the depth of the deepest open node
-    for k in range(steps_of_walk + 1):
-        n = walk.decision[k] if k < steps_of_walk else -1
-        d = walk.step_depth[k] if n >= 0 else 0  # the end closes every open node
+    for n in range(nodes + 1):
+        d = walk.step_depth[n] if n < nodes else 0  # the end closes every open node
         while top >= d:
             _close_joint(walk, scratch, top, out)
             top -= 1
-        if n < 0:
+        if n == nodes:
             return
         if d > 0:
-            scratch.edge[d] = walk.step_edge[k]
+            scratch.edge[d] = walk.step_edge[n]
             _descend(walk, scratch, n, d, True)
         _open_joint(walk, scratch, n, d, table, prediction, coupling0, coupling1, own_out,
                     chance_out)

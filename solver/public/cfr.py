@@ -32,7 +32,7 @@ from games.tricks import PublicGame
 from solver.cfr import SolverState
 from solver.public import _kernels as kernels
 from solver.public.parts import part_named
-from solver.public.tree import PlayTree, load_play_tree, tree_name
+from solver.public.tree import PlayTree, is_terminal, load_play_tree, tree_name
 from solver.schedules import Schedule
 
 ENGINE = "public"
@@ -137,8 +137,8 @@ class Passes:
                     ) -> np.ndarray:
         """The player's counterfactual values per hand with both playing `source` policies;
         every row's in `record` if given (float64 [his rows]); `payoff` replaces player 0's
-        payoffs at terminals (float64 [nodes])."""
-        walk = self.walk if payoff is None else self.walk._replace(node_payoff=payoff)
+        payoff at each terminal outcome (float64 [outcomes], `PlayTree.outcome_payoff`)."""
+        walk = self.walk if payoff is None else self.walk._replace(outcome_payoff=payoff)
         table, prediction = _policy_tables(tables, source)
         out = np.empty(self.hands)
         kernels.expectation_pass(walk, self.scratch, player, _vector(reach_p), _vector(reach_q),
@@ -159,32 +159,29 @@ class Passes:
 
 def walk_of(tree: PlayTree) -> kernels.Walk:
     """The tree's arrays as the passes take them, with its depth-first walk."""
-    decision = np.flatnonzero(tree.node_player >= 0).astype(np.int64)
-    node_terminal = np.zeros(tree.num_nodes, dtype=np.int8)
-    step_depth, step_edge, after = (np.zeros(decision.shape[0], dtype=np.int64)
-                                    for _ in range(3))
-    kernels.walk_order(tree.node_player, tree.child_start, tree.child, decision, node_terminal,
-                       step_depth, step_edge, after)
+    nodes = tree.num_nodes
+    node_terminal = np.zeros(nodes, dtype=np.int8)
+    step_depth, step_edge, after = (np.zeros(nodes, dtype=np.int64) for _ in range(3))
+    kernels.walk_order(tree.child_start, tree.child, node_terminal, step_depth, step_edge, after)
     return kernels.Walk(
-        tree.node_player, tree.node_payoff, tree.child_start, tree.child, tree.node_nbet,
+        tree.node_player, tree.outcome_payoff, tree.child_start, tree.child, tree.node_nbet,
         tree.node_card_turn, tree.node_list, tree.node_table, tree.edge_map, tree.list_start,
         tree.entry_hand, tree.entry_nd, tree.entry_before, tree.map_start, tree.map_src,
         tree.map_dst, tree.map_slot, tree.node_row,
-        np.array([0, tree.table_size[0]], dtype=np.int64), node_terminal, decision, step_depth,
+        np.array([0, tree.table_size[0]], dtype=np.int64), node_terminal, step_depth,
         step_edge, after)
 
 
 def scratch_of(tree: PlayTree, walk: kernels.Walk) -> kernels.Scratch:
     """Per-depth work arrays big enough for every node of the tree."""
-    decision = walk.decision
     depths = int(walk.step_depth.max()) + 1
     list_size = np.diff(tree.list_start)
     entries = int(list_size.max())
-    lists = tree.node_list[decision, tree.node_player[decision]]
+    lists = tree.node_list[np.arange(tree.num_nodes), tree.node_player]
     entry_list = np.repeat(np.arange(list_size.shape[0]), list_size)
     card_columns = np.bincount(entry_list, weights=tree.entry_nd, minlength=list_size.shape[0])
-    width = int(np.max(list_size[lists] * tree.node_nbet[decision]
-                       + tree.node_card_turn[decision] * card_columns[lists]))
+    width = int(np.max(list_size[lists] * tree.node_nbet + tree.node_card_turn
+                       * card_columns[lists]))
     return kernels.Scratch(
         node=np.zeros(depths, dtype=np.int64), edge=np.zeros(depths, dtype=np.int64),
         reach=np.zeros((depths, 2, entries)), values=np.zeros((depths, entries)),
@@ -366,6 +363,8 @@ class PublicSolver:
         """The play tree's node after its edge actions (`PlayTree.edge_action`) from the root."""
         tree, node = self.tree, 0
         for action in actions:
+            if is_terminal(node):
+                raise ValueError("the hand is over before the last of these actions")
             edges = range(tree.child_start[node], tree.child_start[node + 1])
             node = next(int(tree.child[e]) for e in edges if tree.edge_action[e] == action)
         return node
@@ -388,7 +387,7 @@ class PublicSolver:
         """`row_policy` at the node after the play tree's `actions`, as {OpenSpiel action:
         probability}."""
         node = self.node_after(actions)
-        if self.tree.node_player[node] != player:
+        if is_terminal(node) or self.tree.node_player[node] != player:
             raise ValueError(f"player {player} does not act at that point")
         legal = self.tree.row_actions(self.part, node, entry)
         return dict(zip(legal, map(float, self.row_policy(branch, node, entry))))

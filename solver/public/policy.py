@@ -27,7 +27,7 @@ from open_spiel.python import policy as openspiel_policy
 from games import truco
 from solver.public.cfr import PublicSolver, _row_policies
 from solver.public.redeal import TALK, TALK_ACTIONS
-from solver.public.tree import COVERED_EDGE, Entry
+from solver.public.tree import COVERED_EDGE, Entry, is_terminal
 
 
 def locate(state, player: int) -> tuple[int, list[int], tuple]:
@@ -106,9 +106,9 @@ def find_spot(solver: PublicSolver, hand: tuple[int, ...], names: list[str],
     if branch == TALK:
         return _talk_spot(solver, hand, talked, player, history)
     node, steps = _walk(solver, names[talked:], history)
-    actor = int(solver.tree.node_player[node])
-    if actor < 0:
+    if is_terminal(node):
         raise ValueError(f"the hand is over after {', '.join(names)!r}")
+    actor = int(solver.tree.node_player[node])
     if player is not None and player != actor:
         raise ValueError(f"after {', '.join(names) or 'the deal'!r} player {actor} acts, "
                          f"not player {player}")
@@ -171,9 +171,9 @@ def _walk(solver, names: list[str], before: tuple[str, ...]):
     class played face up, COVERED_EDGE for a covered card, None for a bet."""
     tree, node, steps = solver.tree, 0, []
     for name in names:
-        actor = int(tree.node_player[node])
-        if actor < 0:
+        if is_terminal(node):
             raise ValueError(f"the hand is over before {name!r}")
+        actor = int(tree.node_player[node])
         options = _edge_options(solver, node)
         chosen = [edge for edge, (label, _) in options.items()
                   if _names_edge(solver, name, label)]

@@ -25,6 +25,7 @@ each entry to one child entry per class it could have covered (r loses it, c gai
 """
 from __future__ import annotations
 
+import array
 import dataclasses
 import hashlib
 import itertools
@@ -45,36 +46,41 @@ Entry = tuple[tuple[int, ...], tuple[int, ...]]  # (unplayed classes r, covered 
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class PlayTree:
-    """Flat arrays of the public play tree (node 0: the game's root).
+    """Flat arrays of the public play tree: its decision nodes, numbered depth-first (node 0:
+    the game's root), and its terminals folded into the edges that reach them.
 
-    node_player int8 [nodes]: the player to act, -1 at terminals; node_payoff float64: player
-    0's points at terminals; node_whole_match int8: 1 at terminals whose points are what the
-    winner needed to win the match (a rest; they alone change with the scores); child_start
-    int64 [nodes + 1], child int32 [edges], edge_action
-    int16 [edges]: children in the order of the row's columns (betting actions ascending, then
-    face-up classes ascending, then the covered play, `COVERED_EDGE`); node_nbet int8: betting
-    children (they come first); node_card_turn int8: 0 where the actor plays no card, 1 where
-    he may play face up (his rows then have a column per distinct class of r), 2 where he may
-    also cover (as many columns again); node_list int32 [nodes, 2]: each player's list at
-    decision nodes (-1 at terminals); node_table int64: the acting player's first table entry
-    at this node; edge_map int32 [edges, 2]: at card edges the maps of the actor's and the
-    other player's lists (-1 at betting edges).
+    A terminal is one of a few *outcomes* (player 0's points, and whether they are what the
+    winner needed to win the match: a rest; those alone change with the scores): outcome_payoff
+    float64 [outcomes], outcome_whole_match int8 [outcomes]. Nine public nodes in ten are
+    terminals (a card that ends the hand, a refused raise), so they are stored as nothing but
+    the edge into them: child int32 [edges] is a decision node, or -1 - outcome at a terminal
+    (`is_terminal`, `outcome_of`).
+
+    Per decision node: node_player int8 (the player to act); child_start int64 [nodes + 1];
+    node_nbet int8: betting children (they come first; edge_action int16 [edges] gives the
+    children in the order of the row's columns: betting actions ascending, then face-up classes
+    ascending, then the covered play, `COVERED_EDGE`); node_card_turn int8: 0 where the actor
+    plays no card, 1 where he may play face up (his rows then have a column per distinct class
+    of r), 2 where he may also cover (as many columns again); node_list int32 [nodes, 2]: each
+    player's list; node_table int64: the acting player's first table entry at this node;
+    edge_map int32 [edges, 2]: at card edges the maps of the actor's and the other player's
+    lists (-1 at betting edges).
 
     Lists: list_start int64 [lists + 1]; per entry: entry_hand int32 (index of the full hand
     in `hands`), entry_nd int8 (distinct classes in r), entry_before int32 (the same summed
     over the list's earlier entries: a row's card columns start at node_card_turn times that).
     Maps: map_start int64 [maps + 1]; per pair: map_src, map_dst int32 (entry in parent and
     child list), map_slot int8 (the card's column after the betting columns; -1 in the other
-    player's maps). node_row int64 [nodes]: the actor's first row (information state) at a
-    decision node, rows numbered per player; table_size int64 [2]: entries of each player's
-    table. list_keys: per list (own face-up counts, other's face-up counts, own covered count).
+    player's maps). node_row int64 [nodes]: the actor's first row (information state), rows
+    numbered per player; table_size int64 [2]: entries of each player's table. list_keys: per
+    list (own face-up counts, other's face-up counts, own covered count).
     """
 
     game_string: str
     hands: tuple[tuple[int, ...], ...]
     node_player: np.ndarray
-    node_payoff: np.ndarray
-    node_whole_match: np.ndarray
+    outcome_payoff: np.ndarray
+    outcome_whole_match: np.ndarray
     child_start: np.ndarray
     child: np.ndarray
     edge_action: np.ndarray
@@ -99,7 +105,17 @@ class PlayTree:
 
     @property
     def num_nodes(self) -> int:
+        """Decision nodes."""
         return int(self.node_player.shape[0])
+
+    @property
+    def num_terminals(self) -> int:
+        """Terminals (edges into one)."""
+        return int(np.count_nonzero(self.child < 0))
+
+    def parents_of(self, edges: np.ndarray) -> np.ndarray:
+        """int64 [len(edges)]: the node each of these edges leaves."""
+        return np.searchsorted(self.child_start, edges, side="right") - 1
 
     def list_entries(self, list_id: int) -> list[Entry]:
         """The (unplayed, covered) class multisets of one list, in entry order."""
@@ -128,18 +144,27 @@ class PlayTree:
         return actions
 
     def sizes(self) -> dict[str, int]:
-        decision = int(np.count_nonzero(self.node_player >= 0))
-        return {"public_nodes": self.num_nodes, "public_decision_nodes": decision,
-                "public_terminals": self.num_nodes - decision,
+        terminals = self.num_terminals
+        return {"public_nodes": self.num_nodes + terminals,
+                "public_decision_nodes": self.num_nodes, "public_terminals": terminals,
                 "infosets_player0": self.num_rows(0), "infosets_player1": self.num_rows(1),
                 "table_entries_player0": int(self.table_size[0]),
                 "table_entries_player1": int(self.table_size[1])}
 
     def num_rows(self, player: int) -> int:
         """The player's rows (information states) over all his decision nodes."""
-        decision = np.flatnonzero(self.node_player == player)
-        lists = self.node_list[decision, player]
+        lists = self.node_list[self.node_player == player, player]
         return int(np.sum(self.list_start[lists + 1] - self.list_start[lists]))
+
+
+def is_terminal(child) -> bool | np.ndarray:
+    """Whether a `PlayTree.child` value (or array of them) is a terminal."""
+    return child < 0
+
+
+def outcome_of(child):
+    """The outcome of a terminal `PlayTree.child` value (or array of them)."""
+    return -1 - child
 
 
 def _entries(own: tuple[int, ...], other: tuple[int, ...], covered: int,
@@ -161,7 +186,10 @@ def _entries(own: tuple[int, ...], other: tuple[int, ...], covered: int,
 
 
 class _Builder:
-    """Walks the public states once, numbering nodes depth-first and sharing lists and maps."""
+    """Walks the public states once, numbering decision nodes depth-first, folding terminals
+    into their edges and sharing lists and maps. Nodes and edges go straight into typed
+    buffers (`array.array`, a few bytes per edge: a full-size Truco class has 2.5e8): a node's
+    edges are reserved when it is reached, and filled as its children are numbered."""
 
     def __init__(self, game: tricks.PublicGame):
         self.game = game
@@ -176,10 +204,13 @@ class _Builder:
         self.list_position: list[dict] = []
         self.maps: dict[tuple, int] = {}
         self.map_parts: list[tuple[list, list, list]] = []
-        self.node_player, self.node_payoff, self.node_nbet = [], [], []
-        self.node_whole_match = []
-        self.node_card_turn = []
-        self.node_list, self.node_table, self.child_lists = [], [], []
+        self.outcomes: dict[tuple[float, bool], int] = {}
+        self.node_player, self.node_nbet, self.node_card_turn = (array.array("b")
+                                                                 for _ in range(3))
+        self.node_list = array.array("i")  # two per node
+        self.node_table, self.child_start = array.array("q"), array.array("q")
+        self.child, self.edge_map = array.array("i"), array.array("i")  # edge_map: two per edge
+        self.edge_action = array.array("h")
         self.table_size = [0, 0]
 
     # --- lists and maps ------------------------------------------------------------------------
@@ -233,51 +264,53 @@ class _Builder:
 
     # --- the walk ------------------------------------------------------------------------------
     def node(self, public: tricks.PublicMachine, shown: tuple, covered: tuple) -> int:
-        """Adds `public` and its subtree; returns its node id. shown: each player's face-up
-        counts per class; covered: each player's covered count."""
-        node = len(self.node_player)
-        self.node_nbet.append(0)
-        self.node_card_turn.append(0)
-        self.child_lists.append(None)
+        """Adds `public` and its subtree; returns its `PlayTree.child` value (its node id, or
+        -1 - its outcome at a terminal). shown: each player's face-up counts per class;
+        covered: each player's covered count."""
         if public.is_over():
-            self.node_player.append(-1)
-            self.node_payoff.append(public.returns()[0])
-            self.node_whole_match.append(public.whole_match)
-            self.node_list.append((-1, -1))
-            self.node_table.append(-1)
-            return node
+            key = (float(public.returns()[0]), bool(public.whole_match))
+            return -1 - self.outcomes.setdefault(key, len(self.outcomes))
+        node = len(self.node_player)
         actor = public.to_act
         lists = tuple(self.list_id(shown[p], shown[1 - p], covered[p]) for p in (0, 1))
-        self.node_player.append(actor)
-        self.node_payoff.append(0.0)
-        self.node_whole_match.append(False)
-        self.node_list.append(lists)
         bets = public.legal_actions()
-        self.node_nbet[node] = len(bets)
         rows = self.list_rows[lists[actor]]
-        self.node_table.append(self.table_size[actor])
         card_turn = (2 if self.game.may_cover(public) else 1) if public.is_card_turn() else 0
-        self.node_card_turn[node] = card_turn
+        items = [item for item in range(self.num_classes)
+                 if card_turn and any(item in unplayed for unplayed, _ in rows)]
+        self.node_player.append(actor)
+        self.node_nbet.append(len(bets))
+        self.node_card_turn.append(card_turn)
+        self.node_list.extend(lists)
+        self.node_table.append(self.table_size[actor])
         self.table_size[actor] += len(rows) * len(bets) + card_turn * sum(
             len(set(unplayed)) for unplayed, _ in rows)
-        children = []
-        for action in bets:
+        first = len(self.child)
+        width = len(bets) + len(items) + (card_turn == 2)
+        self.child_start.append(first)
+        self.child.extend(itertools.repeat(0, width))
+        self.edge_action.extend(itertools.repeat(0, width))
+        self.edge_map.extend(itertools.repeat(-1, 2 * width))
+        for k, action in enumerate(bets):
             child_state = public.clone()
             child_state.apply(action)
-            children.append((action, self.node(child_state, shown, covered), -1, -1))
+            self._edge(first + k, action, self.node(child_state, shown, covered), (-1, -1))
         if card_turn:
-            children += self.card_children(public, actor, lists, shown, covered, card_turn)
-        self.child_lists[node] = children
+            self.card_children(public, first + len(bets), items, lists, shown, covered,
+                               card_turn)
         return node
 
-    def card_children(self, public, actor: int, lists: tuple, shown: tuple, covered: tuple,
-                      card_turn: int) -> list[tuple]:
-        """The face-up play of each class the actor may hold, then the covered play."""
-        rows = self.list_rows[lists[actor]]
-        children = []
-        for item in range(self.num_classes):
-            if not any(item in unplayed for unplayed, _ in rows):
-                continue
+    def _edge(self, edge: int, action: int, child: int, maps: tuple[int, int]) -> None:
+        self.child[edge] = child
+        self.edge_action[edge] = action
+        self.edge_map[2 * edge], self.edge_map[2 * edge + 1] = maps
+
+    def card_children(self, public, edge: int, items: list[int], lists: tuple, shown: tuple,
+                      covered: tuple, card_turn: int) -> None:
+        """From `edge` on: the face-up play of each class in `items` (those the actor may
+        hold), then the covered play."""
+        actor = public.to_act
+        for item in items:
             child_shown = list(shown)
             counts = list(shown[actor])
             counts[item] += 1
@@ -290,8 +323,9 @@ class _Builder:
                     self.other_map(lists[1 - actor], child_other))
             child_state = public.clone()
             self.game.play_card(child_state, item, False)
-            children.append((self.game.card_action(item, False, False),
-                             self.node(child_state, child_shown, covered), *maps))
+            self._edge(edge, self.game.card_action(item, False, False),
+                       self.node(child_state, child_shown, covered), maps)
+            edge += 1
         if card_turn == 2:
             child_covered = list(covered)
             child_covered[actor] += 1
@@ -301,15 +335,10 @@ class _Builder:
                     self.other_map(lists[1 - actor], lists[1 - actor]))
             child_state = public.clone()
             self.game.play_card(child_state, 0, True)
-            children.append((COVERED_EDGE, self.node(child_state, shown, child_covered), *maps))
-        return children
+            self._edge(edge, COVERED_EDGE, self.node(child_state, shown, child_covered), maps)
 
     def finish(self, game_string: str) -> PlayTree:
-        num_nodes = len(self.node_player)
-        child_start = np.zeros(num_nodes + 1, dtype=np.int64)
-        child_start[1:] = np.cumsum([len(c) if c else 0 for c in self.child_lists])
-        edges = [edge for c in self.child_lists if c for edge in c]
-        edge_array = np.array(edges, dtype=np.int64).reshape(-1, 4)
+        self.child_start.append(len(self.child))
         list_sizes = [len(rows) for rows in self.list_rows]
         entry_hand, entry_nd, entry_before = [], [], []
         for (own, _, _), rows in zip(self.list_keys, self.list_rows):
@@ -321,25 +350,23 @@ class _Builder:
                 entry_before.append(before)
                 before += len(set(unplayed))
         map_sizes = [len(src) for src, _, _ in self.map_parts]
-        node_row, rows = np.full(num_nodes, -1, dtype=np.int64), [0, 0]
-        for node, (player, lists) in enumerate(zip(self.node_player, self.node_list)):
-            if player >= 0:
-                node_row[node] = rows[player]
-                rows[player] += list_sizes[lists[player]]
+        node_player = _numpy(self.node_player, np.int8)
+        node_list = _numpy(self.node_list, np.int32).reshape(-1, 2)
+        outcomes = sorted(self.outcomes, key=self.outcomes.get)
         return PlayTree(
             game_string=game_string,
             hands=self.hands,
-            node_player=np.array(self.node_player, dtype=np.int8),
-            node_payoff=np.array(self.node_payoff, dtype=np.float64),
-            node_whole_match=np.array(self.node_whole_match, dtype=np.int8),
-            child_start=child_start,
-            child=edge_array[:, 1].astype(np.int32),
-            edge_action=edge_array[:, 0].astype(np.int16),
-            node_nbet=np.array(self.node_nbet, dtype=np.int8),
-            node_card_turn=np.array(self.node_card_turn, dtype=np.int8),
-            node_list=np.array(self.node_list, dtype=np.int32).reshape(-1, 2),
-            node_table=np.array(self.node_table, dtype=np.int64),
-            edge_map=edge_array[:, 2:].astype(np.int32),
+            node_player=node_player,
+            outcome_payoff=np.array([points for points, _ in outcomes], dtype=np.float64),
+            outcome_whole_match=np.array([match for _, match in outcomes], dtype=np.int8),
+            child_start=_numpy(self.child_start, np.int64),
+            child=_numpy(self.child, np.int32),
+            edge_action=_numpy(self.edge_action, np.int16),
+            node_nbet=_numpy(self.node_nbet, np.int8),
+            node_card_turn=_numpy(self.node_card_turn, np.int8),
+            node_list=node_list,
+            node_table=_numpy(self.node_table, np.int64),
+            edge_map=_numpy(self.edge_map, np.int32).reshape(-1, 2),
             list_start=_starts(list_sizes),
             entry_hand=np.array(entry_hand, dtype=np.int32),
             entry_nd=np.array(entry_nd, dtype=np.int8),
@@ -348,11 +375,27 @@ class _Builder:
             map_src=np.array([i for src, _, _ in self.map_parts for i in src], dtype=np.int32),
             map_dst=np.array([i for _, dst, _ in self.map_parts for i in dst], dtype=np.int32),
             map_slot=np.array([i for _, _, slot in self.map_parts for i in slot], dtype=np.int8),
-            node_row=node_row,
+            node_row=_node_rows(node_player, node_list, np.array(list_sizes, dtype=np.int64)),
             table_size=np.array(self.table_size, dtype=np.int64),
             class_counts=tuple(self.game.class_counts),
             list_keys=tuple(self.list_keys),
         )
+
+
+def _numpy(buffer: array.array, dtype) -> np.ndarray:
+    """A typed buffer as a numpy array of the same item type, without a copy."""
+    return np.frombuffer(buffer, dtype=dtype) if len(buffer) else np.zeros(0, dtype=dtype)
+
+
+def _node_rows(node_player: np.ndarray, node_list: np.ndarray,
+               list_sizes: np.ndarray) -> np.ndarray:
+    """Each node's first row of its actor's, rows numbered per player in node order."""
+    node_row = np.zeros(node_player.shape[0], dtype=np.int64)
+    for player in (0, 1):
+        mine = np.flatnonzero(node_player == player)
+        sizes = list_sizes[node_list[mine, player]]
+        node_row[mine] = np.cumsum(sizes) - sizes
+    return node_row
 
 
 def _starts(sizes: list[int]) -> np.ndarray:

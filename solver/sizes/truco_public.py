@@ -76,6 +76,7 @@ import pyspiel
 from games.truco import PublicState, Rules
 from solver.sizes.common import progress_bar
 from solver.sizes.truco import TRUCO_GAMES, counts_truco
+from solver.public.tree import is_terminal, play_tree_cache_path
 
 # Fields of one vira class's figures: sums over its public tree, except the two maxima.
 FIELDS = ("decision_nodes", "terminals", "entries_p0", "entries_p1", "max_entries_p0",
@@ -528,8 +529,6 @@ def check_parts_fit(game: pyspiel.Game, parts: list, cache: bool = True) -> None
     """`check_build_fits` for each sub-game of a public-tree solve (`games.truco.ViraGame`s)
     whose tree must be built: not for Le Truc's (its full game fits), nor where the tree cache
     holds it already (`cache`: the solve reads the cache)."""
-    from solver.public.tree import play_tree_cache_path
-
     if game.get_type().short_name not in TRUCO_GAMES:
         return
     for part in parts:
@@ -563,16 +562,13 @@ def public_sizes(game: pyspiel.Game, progress: bool = False) -> PublicSizes:
 def le_truc_work(tree) -> dict:
     """(nodes, table entries, coupling products) of a `solver.public.tree.PlayTree`, counted as
     for Truco: coupling products are E0 x E1 summed over decision nodes with a terminal child."""
-    player = tree.node_player
-    decision = np.flatnonzero(player >= 0)
     sizes = np.diff(tree.list_start)
-    lists = tree.node_list[decision]
-    parents = np.repeat(np.arange(tree.num_nodes), np.diff(tree.child_start))
     has_terminal = np.zeros(tree.num_nodes, dtype=bool)
-    has_terminal[parents[player[tree.child] < 0]] = True
-    products = sizes[lists[:, 0]].astype(np.int64) * sizes[lists[:, 1]]
-    return {"nodes": int(tree.num_nodes), "table_entries": int(tree.table_size.sum()),
-            "coupling_products": int(products[has_terminal[decision]].sum())}
+    has_terminal[tree.parents_of(np.flatnonzero(is_terminal(tree.child)))] = True
+    products = sizes[tree.node_list[:, 0]].astype(np.int64) * sizes[tree.node_list[:, 1]]
+    return {"nodes": tree.num_nodes + tree.num_terminals,
+            "table_entries": int(tree.table_size.sum()),
+            "coupling_products": int(products[has_terminal].sum())}
 
 
 def time_le_truc_engine(game_strings=LE_TRUC_TIMING_GAMES, repeats: int = 3,
