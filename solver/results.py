@@ -54,7 +54,8 @@ CURVE_HEADER = ("iteration", "seconds", "exploitability")
 VERSIONED_PACKAGES = ("tricksolver", "numpy", "numba", "open_spiel", "matplotlib")
 RESULTS_ROOT = pathlib.Path("results")  # committed results: written only when --out names them
 RUNS_ROOT = pathlib.Path("runs")  # git-ignored: where commands write unless told otherwise
-SETTING_DEFAULTS = {"engine": "history"}  # settings older checkpoints do not record
+# settings older checkpoints do not record
+SETTING_DEFAULTS = {"engine": "history", "tables": "float64"}
 
 
 class ResultError(ValueError):
@@ -119,11 +120,19 @@ def atomic_write_bytes(path: pathlib.Path, data: bytes) -> None:
     os.replace(temporary, path)
 
 
-def _npz_bytes(arrays: dict[str, np.ndarray], compressed: bool = False) -> bytes:
-    """`np.savez` (or `np.savez_compressed`) of `arrays` into memory."""
-    buffer = io.BytesIO()
-    (np.savez_compressed if compressed else np.savez)(buffer, **arrays)
-    return buffer.getvalue()
+def atomic_write_npz(path: pathlib.Path, arrays: dict[str, np.ndarray],
+                     compressed: bool = False) -> None:
+    """`np.savez` (or `np.savez_compressed`) of `arrays` to `path` the way `atomic_write_bytes`
+    writes, streamed to the file (a full-size Truco class's tables are 11 GB: no copy in
+    memory)."""
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    with open(temporary, "wb") as handle:
+        (np.savez_compressed if compressed else np.savez)(handle, **arrays)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
 
 
 def _load_npz(path: pathlib.Path) -> dict[str, np.ndarray]:
@@ -215,8 +224,8 @@ def save_result(directory: pathlib.Path, policy: AveragePolicy, curve, summary: 
     """Write strategy.npz, curve.csv and summary.json (summary last: it marks completeness);
     remove an earlier solve's compact file (it no longer matches)."""
     directory = pathlib.Path(directory)
-    strategy = _npz_bytes(policy.to_arrays(), compressed=True)  # strings: 50x smaller
-    atomic_write_bytes(directory / STRATEGY_FILE, strategy)
+    atomic_write_npz(directory / STRATEGY_FILE, policy.to_arrays(),
+                     compressed=True)  # strings: 50x smaller
     (directory / COMPACT_FILE).unlink(missing_ok=True)
     atomic_write_bytes(directory / CURVE_FILE, curve_csv(curve).encode())
     write_summary(directory, summary)
@@ -308,7 +317,7 @@ def save_checkpoint(directory: pathlib.Path, state: SolverState, curve, run: dic
         "curve": np.asarray(curve, dtype=np.float64).reshape(-1, 3),
         "run": np.array(json.dumps(run, sort_keys=True)),
     }
-    atomic_write_bytes(pathlib.Path(directory) / CHECKPOINT_FILE, _npz_bytes(arrays))
+    atomic_write_npz(pathlib.Path(directory) / CHECKPOINT_FILE, arrays)
 
 
 @dataclasses.dataclass(frozen=True)

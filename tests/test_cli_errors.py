@@ -467,7 +467,7 @@ BAD_ARGUMENTS = [
     (["solve-match", "python_le_truc"], "isomorphic=true"),
     (["solve-match", "python_truco_paulista", "--engine", "public"], "isomorphic=true"),
     (["solve-match", "python_trucomano(isomorphic=true)", "--engine", "public"],
-     "building it takes at least"),
+     "solving it holds at least"),
     (["solve-match", MATCH_TINY, "--from-score", "3"], "from score 3"),
     (["solve-match", MATCH_TINY, "--from-score", "-1"], "--from-score"),
     (["solve-match", MATCH_TINY, "--engine", "history", "--part-workers", "2"], "vira classes"),

@@ -303,14 +303,40 @@ def test_cli_public_bad_input_is_one_line(run_cli, capsys, arguments, message):
     assert len(captured.err.strip().splitlines()) == 1 and message in captured.err
 
 
-# --- the memory check before a build -----------------------------------------------------------
-def test_a_build_that_cannot_fit_is_refused_before_it_starts():
+# --- the memory check before a solve ------------------------------------------------------------
+def test_a_solve_that_cannot_fit_is_refused_before_it_starts():
+    """`check_solve_fits`: the tree, the tables (float64, or float32) and the coupling; the
+    refusal names what float32 tables would need when they would fit."""
     game = pyspiel.load_game(TINY[0])
-    nodes = truco_public.vira_sizes(game, 0).public_nodes
-    enough = truco_public.BUILD_BYTES_PER_NODE * nodes
-    truco_public.check_build_fits(game, 0, available=enough)
-    with pytest.raises(ValueError, match=f"{nodes:,} nodes and building it takes at least"):
-        truco_public.check_build_fits(game, 0, available=enough - 1)
+    sizes = truco_public.vira_sizes(game, 0)
+    enough = sizes.solve_bytes(8)
+    assert enough == (sizes.tree_bytes() + 16 * sizes.table_entries() + sizes.coupling_bytes())
+    truco_public.check_solve_fits(game, 0, available=enough)
+    with pytest.raises(ValueError, match=f"{sizes.public_nodes:,} nodes and solving it holds "
+                                         "at least .* with --float32 tables it needs"):
+        truco_public.check_solve_fits(game, 0, available=enough - 1)
+    truco_public.check_solve_fits(game, 0, available=sizes.solve_bytes(4), float32=True)
+    with pytest.raises(ValueError, match="float32 tables .* on a larger machine"):
+        truco_public.check_solve_fits(game, 0, available=sizes.solve_bytes(4) - 1, float32=True)
+
+
+def test_the_tree_bytes_are_the_built_trees():
+    """`ViraSizes.tree_bytes` is what the built tree and its walk hold, lists and maps aside."""
+    from solver.public.cfr import walk_of
+    from solver.public.parts import public_parts
+    from solver.public.tree import build_play_tree
+
+    game = pyspiel.load_game(TINY[0])
+    part = public_parts(game)[0]
+    tree = build_play_tree(game, part)
+    walk = walk_of(tree)
+    shared = {"list_start", "entry_hand", "entry_nd", "entry_before", "map_start", "map_src",
+              "map_dst", "map_slot", "table_size", "outcome_payoff", "outcome_whole_match"}
+    held = sum(value.nbytes for name, value in vars(tree).items()
+               if isinstance(value, np.ndarray) and name not in shared)
+    held += sum(getattr(walk, name).nbytes for name in ("node_terminal", "step_depth",
+                                                        "step_edge", "after"))
+    assert truco_public.vira_sizes(game, part.vira).tree_bytes() == held
 
 
 @pytest.mark.parametrize("command", [
@@ -326,5 +352,5 @@ def test_solve_and_solve_match_refuse_a_tree_too_big_in_one_line(command, monkey
     assert cli.main([*command, "--out", str(out)]) == 2
     captured = capsys.readouterr()
     assert len(captured.err.strip().splitlines()) == 1, captured.err
-    assert "building it takes at least" in captured.err and "Traceback" not in captured.err
+    assert "solving it holds at least" in captured.err and "Traceback" not in captured.err
     assert not out.exists()

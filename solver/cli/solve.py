@@ -67,6 +67,10 @@ def add_parser(subparsers) -> None:
                         help="public engine, Truco: solve only this vira class (repeatable, e.g. "
                         "--part 'vira 7'); DIR/summary.json combines every class finished in "
                         "DIR, so two processes can share the classes between them")
+    parser.add_argument("--float32", action="store_true",
+                        help="public engine: regret and average tables in float32, half their "
+                        "memory (the full-size Truco classes need it on a 24 GB machine; the "
+                        "exploitability is still measured exactly, of the policy they hold)")
     parser.add_argument("--alpha", type=float, default=1.5, help="DCFR alpha (default 1.5)")
     parser.add_argument("--beta", type=float, default=0.0, help="DCFR beta (default 0)")
     parser.add_argument("--gamma", type=float, default=2.0, help="DCFR gamma (default 2)")
@@ -162,7 +166,8 @@ def history_tree_size(game) -> tuple[float, str]:
 
 def _run_settings(args) -> dict:
     """Settings a checkpoint must share with the run that resumes it."""
-    settings = {"algorithm": args.algorithm, "engine": args.engine}
+    settings = {"algorithm": args.algorithm, "engine": args.engine,
+                "tables": "float32" if args.float32 else "float64"}
     if args.algorithm == "dcfr":
         settings.update(alpha=args.alpha, beta=args.beta, gamma=args.gamma)
     return settings
@@ -286,10 +291,12 @@ def run_solve(args) -> int:
         if args.part or len(parts[0]) > 1:
             from solver.sizes.truco_public import check_parts_fit
 
-            check_parts_fit(game, parts[1], cache=not args.no_cache)  # before anything is built
+            check_parts_fit(game, parts[1], args.float32)  # before anything is built
             return run_parts(args, game, directory, *parts, _solve_into)
     elif args.part:
         raise ValueError("--part names a vira class of the public-tree engine (Truco)")
+    elif args.float32:
+        raise ValueError("--float32 is an option of the public-tree engine (--engine public)")
     _solve_into(args, game, directory)
     return 0
 
@@ -325,9 +332,8 @@ def _solve_into(args, game, directory: pathlib.Path, part=None) -> dict:
         curve.append((iteration, seconds, exploitability))
         bar.update(iteration, seconds, exploitability)
 
-    engine = solve if args.engine == "history" else _public_solve
-    if part is not None:
-        engine = functools.partial(_public_solve, part=part)
+    engine = solve if args.engine == "history" else functools.partial(
+        _public_solve, part=part, float32=args.float32)
     hooks = {"on_progress": on_progress, "on_iteration": bar.advance,
              "on_phase": lambda name: _on_phase(name, bar, checkpointer)}
     bar.phase("building the tree")

@@ -76,8 +76,9 @@ class Deals:
 @dataclasses.dataclass
 class Tables:
     """Regret and average-policy sums of one copy of the play tree, and the last instantaneous
-    regrets (the prediction of predictive variants; empty otherwise): float64 [entries of
-    player 0 + of player 1], both players' tables joined (`PlayTree.table_size`)."""
+    regrets (the prediction of predictive variants; empty otherwise): [entries of player 0 + of
+    player 1], both players' tables joined (`PlayTree.table_size`); float64, or float32 where
+    memory is short (the passes compute in float64 and round what they store)."""
 
     regret: np.ndarray
     average: np.ndarray
@@ -85,10 +86,10 @@ class Tables:
     split: int  # player 1's first entry
 
     @classmethod
-    def zeros(cls, tree: PlayTree, predictive: bool = False) -> Tables:
+    def zeros(cls, tree: PlayTree, predictive: bool = False, dtype=np.float64) -> Tables:
         size = int(tree.table_size.sum())
-        return cls(np.zeros(size), np.zeros(size), np.zeros(size if predictive else 0),
-                   int(tree.table_size[0]))
+        return cls(np.zeros(size, dtype), np.zeros(size, dtype),
+                   np.zeros(size if predictive else 0, dtype), int(tree.table_size[0]))
 
     def average_of(self, player: int) -> np.ndarray:
         """The player's average sums (a view), indexed as `PlayTree.node_table`."""
@@ -220,8 +221,10 @@ class PublicSolver:
     """CFR-family iterations on the public tree of one sub-game (module docstring)."""
 
     def __init__(self, game, schedule: Schedule, part: PublicGame | None = None,
-                 tree: PlayTree | None = None, state: SolverState | None = None):
-        """Start from zero regrets (uniform policies), or from `state` (`self.state`)."""
+                 tree: PlayTree | None = None, state: SolverState | None = None,
+                 table_dtype=np.float64):
+        """Start from zero regrets (uniform policies), or from `state` (`self.state`, whose
+        tables must be of `table_dtype`: float64, or float32 to halve the tables' memory)."""
         if schedule.algorithm not in ALGORITHMS:
             raise ValueError(f"the public-tree engine runs {', '.join(ALGORITHMS)}; "
                              f"not {schedule.algorithm!r}")
@@ -234,7 +237,8 @@ class PublicSolver:
         self.passes = Passes(self.tree)
         self.deals = self._deals()
         self.predictive = schedule.step(1).predictive
-        self.tables = {branch: Tables.zeros(self.tree, self.predictive)
+        self.table_dtype = np.dtype(table_dtype)
+        self.tables = {branch: Tables.zeros(self.tree, self.predictive, self.table_dtype)
                        for branch in self.branches}
         self.iteration = 0
         if state is not None:
@@ -252,17 +256,27 @@ class PublicSolver:
         return NOTHING
 
     def _flat(self, which: str) -> np.ndarray:
+        """The talk's rows and every copy's table `which`, in one array: the table itself (not
+        a copy: a full-size Truco class's is 5.7 GB) where there is nothing else."""
         parts = [self._talk(which).ravel()]
         for branch in self.branches:
             parts.append(getattr(self.tables[branch], which))
-        return np.concatenate(parts)
+        if parts[0].size == 0 and len(parts) == 2:
+            return parts[1]
+        return np.concatenate(parts, dtype=self.table_dtype)
 
     def _unflat(self, flat: np.ndarray, which: str) -> None:
+        """`_flat`'s inverse; where `flat` is one table of the right type, it becomes the
+        table (no copy)."""
         talk = self._talk(which)
         sizes = [talk.size] + [int(self.tree.table_size.sum())] * len(self.branches)
         if flat.shape != (sum(sizes),):
             raise ValueError(f"saved tables hold {flat.size} numbers, this game's public tree "
                              f"needs {sum(sizes)}; they belong to another game")
+        if talk.size == 0 and len(self.branches) == 1 and flat.dtype == self.table_dtype \
+                and flat.flags.writeable:
+            setattr(self.tables[self.branches[0]], which, flat)
+            return
         pieces = np.split(flat, np.cumsum(sizes)[:-1])
         talk[...] = pieces[0].reshape(talk.shape)
         for branch, piece in zip(self.branches, pieces[1:]):
@@ -271,7 +285,9 @@ class PublicSolver:
     def state(self, seconds: float) -> SolverState:
         """The run's state (regrets and average sums, flattened; in place of a current policy,
         the predictions of a predictive variant, else nothing: the current policy is regret
-        matching on the regrets)."""
+        matching on the regrets). Where the solver has one table of each kind they are the
+        state's arrays, not copies: save the state before iterating on (a solver made from a
+        state likewise takes its arrays over)."""
         return SolverState(self.name, self.schedule.algorithm, self.iteration, seconds,
                            self._flat("regret"), self._flat("average"),
                            self._flat("prediction") if self.predictive else np.zeros(0))
@@ -282,6 +298,9 @@ class PublicSolver:
         if state.algorithm != self.schedule.algorithm:
             raise ValueError(f"checkpoint was made by {state.algorithm!r}, "
                              f"not {self.schedule.algorithm!r}")
+        if state.cumulative_regret.dtype != self.table_dtype:
+            raise ValueError(f"checkpoint holds {state.cumulative_regret.dtype} tables, this "
+                             f"solve {self.table_dtype} ones (--float32 makes float32 tables)")
         self._unflat(state.cumulative_regret, "regret")
         self._unflat(state.cumulative_policy, "average")
         if self.predictive:
@@ -297,7 +316,8 @@ class PublicSolver:
         """Make `policy` this solver's average policy (for measuring and reading it)."""
         if policy.game_string != self.name:
             raise ValueError(f"policy is for {policy.game_string!r}, not {self.name}")
-        self._unflat(np.concatenate([np.ravel(policy.talk), policy.sums]), "average")
+        self._unflat(np.concatenate([np.ravel(policy.talk), policy.sums],
+                                    dtype=self.table_dtype), "average")
 
     # --- the copies of the play tree and how they are entered -------------------------------
     def talk_policy(self, source: int) -> np.ndarray:
@@ -410,5 +430,6 @@ class PublicPolicy:
 
     @classmethod
     def from_arrays(cls, arrays) -> PublicPolicy:
+        sums = np.asarray(arrays["average"])  # float32 from a solve with float32 tables
         return cls(str(arrays["game_string"]), np.asarray(arrays["talk_average"], dtype=float),
-                   np.asarray(arrays["average"], dtype=float))
+                   sums if sums.dtype == np.float32 else sums.astype(np.float64))

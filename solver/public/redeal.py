@@ -107,7 +107,8 @@ class LeTrucSolver(PublicSolver):
     """`PublicSolver` of Le Truc: with the redeal talk where the rules allow a redeal
     (module docstring), else the plain card play."""
 
-    def __init__(self, game, schedule, part=None, tree=None, state=None):
+    def __init__(self, game, schedule, part=None, tree=None, state=None,
+                 table_dtype=np.float64):
         rules = game.rules
         self.redeal = rules.redeal_possible(0)
         self.branches = BRANCHES_WITH_REDEAL if self.redeal else PublicSolver.branches
@@ -117,7 +118,7 @@ class LeTrucSolver(PublicSolver):
         self.talk_regret = np.zeros((2, hands, 2))  # [non-dealer ask row, dealer answer row]
         self.talk_average = np.zeros((2, hands, 2))
         self.talk_prediction = np.zeros((2, hands, 2))
-        super().__init__(game, schedule, part, tree, state)
+        super().__init__(game, schedule, part, tree, state, table_dtype)
         if tuple(self.tree.hands) != tuple(rules.hand_classes):
             raise AssertionError("the root list must be the hand classes in order")
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+import numpy as np
+
 from games.tricks import PublicGame
 from solver.cfr import BUILDING, SolveResult, SolverState, run_iterations, validate_stopping
 from solver.public.cfr import ENGINE, PublicPolicy, PublicSolver
@@ -17,18 +19,19 @@ from solver.schedules import Schedule, make_schedule
 
 
 def make_solver(game, schedule: Schedule, part: PublicGame | None = None,
-                tree: PlayTree | None = None, state: SolverState | None = None
-                ) -> PublicSolver:
-    """The public solver of one sub-game of `game` (Le Truc's with its redeal talk)."""
-    if game.get_type().short_name == "python_le_truc":
-        return LeTrucSolver(game, schedule, part, tree, state)
-    return PublicSolver(game, schedule, part, tree, state)
+                tree: PlayTree | None = None, state: SolverState | None = None,
+                table_dtype=np.float64) -> PublicSolver:
+    """The public solver of one sub-game of `game` (Le Truc's with its redeal talk), its
+    tables of `table_dtype` (float64 or float32)."""
+    kind = LeTrucSolver if game.get_type().short_name == "python_le_truc" else PublicSolver
+    return kind(game, schedule, part, tree, state, table_dtype)
 
 
 def solver_for(game, policy: PublicPolicy, cache: bool = True) -> PublicSolver:
     """A solver holding `policy` as its average policy (to measure or read it)."""
     part = part_named(game, _label_of(policy.game_string, game))
-    solver = make_solver(game, make_schedule("dcfr"), part, load_play_tree(game, part, cache))
+    solver = make_solver(game, make_schedule("dcfr"), part, load_play_tree(game, part, cache),
+                         table_dtype=policy.sums.dtype)
     solver.load_policy(policy)
     return solver
 
@@ -48,10 +51,11 @@ def solve_public(game, algorithm: str = "dcfr", iterations: int | None = None,
                  on_phase: Callable[[str], None] | None = None,
                  seed: int | None = None, resume: SolverState | None = None, cache: bool = True,
                  alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
-                 part: PublicGame | None = None) -> SolveResult:
+                 part: PublicGame | None = None, float32: bool = False) -> SolveResult:
     """`solver.cfr.solve` for one sub-game on the public tree (the only one if `part` is None;
     same stopping rules, checkpoints and result; exploitability and value are the sub-game's,
-    exact)."""
+    exact: measured in float64 on the policy the tables hold). `float32`: regret and average
+    tables in float32, half the memory."""
     validate_stopping(iterations, target_exploitability, time_limit, eval_every, checkpoint_every)
     schedule = make_schedule(algorithm, alpha, beta, gamma)
     part = part if part is not None else part_named(game, None)
@@ -60,7 +64,8 @@ def solve_public(game, algorithm: str = "dcfr", iterations: int | None = None,
         on_phase(BUILDING)
     tree = load_play_tree(game, part, cache)
     build_seconds = time.perf_counter() - build_start
-    engine = make_solver(game, schedule, part, tree, resume)
+    engine = make_solver(game, schedule, part, tree, resume,
+                         np.float32 if float32 else np.float64)
     curve, exploitability, seconds = run_iterations(
         engine, engine.exploitability, algorithm=algorithm, iterations=iterations,
         target_exploitability=target_exploitability, time_limit=time_limit,
@@ -75,5 +80,5 @@ def solve_public(game, algorithm: str = "dcfr", iterations: int | None = None,
         game_value=engine.game_value(), curve=curve, iterations=engine.iteration,
         seconds=seconds, compile_seconds=build_seconds, algorithm=algorithm, seed=seed,
         tree_sizes={"engine": ENGINE, "part": part.label, "branches": len(engine.branches),
-                    **tree.sizes()},
+                    "tables": engine.table_dtype.name, **tree.sizes()},
         state=state)

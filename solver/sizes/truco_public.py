@@ -76,20 +76,20 @@ import pyspiel
 from games.truco import PublicState, Rules
 from solver.sizes.common import progress_bar
 from solver.sizes.truco import TRUCO_GAMES, counts_truco
-from solver.public.tree import is_terminal, play_tree_cache_path
+from solver.public.tree import is_terminal
 
 # Fields of one vira class's figures: sums over its public tree, except the two maxima.
 FIELDS = ("decision_nodes", "terminals", "entries_p0", "entries_p1", "max_entries_p0",
           "max_entries_p1", "rows_p0", "rows_p1", "table_entries_p0", "table_entries_p1",
           "forgetful_rows_p0", "forgetful_rows_p1", "forgetful_table_entries_p0",
           "forgetful_table_entries_p1", "coupling_products")
-TREE_BYTES_PER_NODE = 57  # PlayTree's node and edge arrays per public node (`tree_bytes`)
-# Building a vira class's tree and solving it took 253 bytes more peak memory per public node
-# from the full-size hand of eleven (2,355,695 nodes, 2.49 GB) to the clean deck's hand
-# (24,360,363 nodes, 8.05 GB; peak_memory_mb in results/truco/*/summary.json): the Python
-# builder's lists. `check_build_fits` takes that slope alone, without the fixed part, as a
-# lower bound of what a build needs.
-BUILD_BYTES_PER_NODE = 250
+# What a solve holds at once (`solver.public.tree.PlayTree`, its walk, and the tables): per
+# decision node 60 bytes (actor, betting count, card flag, two list ids, table and row offsets,
+# child start; the walk's terminal flag, depth, edge in and subtree end), per edge 14 (child,
+# action, two map ids: a terminal is nothing but the edge into it); lists and maps, shared
+# between nodes, aside.
+TREE_BYTES_PER_DECISION_NODE = 60
+TREE_BYTES_PER_EDGE = 14
 ITERATIONS = 300
 CORES = 2
 DEFAULT_GAMES = ("python_truco_paulista(isomorphic=true)",
@@ -183,11 +183,15 @@ class ViraSizes:
         return 2 * bytes_per_number * self.table_entries(forgetful)
 
     def tree_bytes(self) -> int:
-        """An estimate of the public tree's node and edge arrays: `TREE_BYTES_PER_NODE` per
-        node, PlayTree's layout (per node: player, payoff, child start, betting count, card
-        flag, two list ids, table and row offsets; per edge: child, action, two map ids); the
-        lists and maps, shared between nodes, aside."""
-        return TREE_BYTES_PER_NODE * self.public_nodes
+        """The public tree's node and edge arrays and its walk (`TREE_BYTES_PER_DECISION_NODE`,
+        `TREE_BYTES_PER_EDGE`), the lists and maps aside: a lower bound."""
+        decision = self.figures["decision_nodes"]
+        return (TREE_BYTES_PER_DECISION_NODE * decision + 8  # child_start's end
+                + TREE_BYTES_PER_EDGE * (self.public_nodes - 1))
+
+    def solve_bytes(self, bytes_per_number: int) -> int:
+        """What a solve of the class holds at once, at least: tree, tables, coupling."""
+        return self.tree_bytes() + self.table_bytes(bytes_per_number) + self.coupling_bytes()
 
     def coupling_bytes(self) -> int:
         """The coupling matrix, [hands, hands] float64."""
@@ -506,34 +510,39 @@ def vira_sizes(game: pyspiel.Game, vira: int, machine: _Machine | None = None,
                      len(hands), int(fits.sum()), figures)
 
 
-def check_build_fits(game: pyspiel.Game, vira: int, available: int | None = None) -> None:
-    """ValueError (one line) if building vira class `vira`'s public tree surely needs more
+def check_solve_fits(game: pyspiel.Game, vira: int, available: int | None = None,
+                     float32: bool = False) -> None:
+    """ValueError (one line) if solving vira class `vira` on its public tree surely needs more
     memory than `available` bytes (default: this machine's available memory, unchecked where
-    it cannot be read): `BUILD_BYTES_PER_NODE` per public node, counted exactly (about 8 s for
-    the full dirty deck, a second for smaller games)."""
+    it cannot be read): `ViraSizes.solve_bytes`, counted exactly (about 8 s for the full dirty
+    deck, a second for smaller games), tables of float64 or, if `float32`, float32 numbers."""
     available = _available_memory() if available is None else available
     if available is None:
         return
     sizes = vira_sizes(game, vira)
-    needed = BUILD_BYTES_PER_NODE * sizes.public_nodes
-    if needed > available:
-        raise ValueError(
-            f"{game}, vira {sizes.vira_name}: its public tree has {sizes.public_nodes:,} nodes "
-            f"and building it takes at least {needed / 1e9:.0f} GB, more than the "
-            f"{available / 1e9:.0f} GB available here; full-size Truco fits as the clean deck "
-            f"(deck=clean) and as the hands of eleven and the iron hand (score0=11; solve-match "
-            f"--from-score 11), the full deck on a larger machine (results/truco/README.md)")
+    needed = sizes.solve_bytes(4 if float32 else 8)
+    if needed <= available:
+        return
+    hint = (f"; with --float32 tables it needs {sizes.solve_bytes(4) / 1e9:.1f} GB"
+            if not float32 and sizes.solve_bytes(4) <= available else
+            "; full-size Truco fits as the clean deck (deck=clean) and as the hands of eleven "
+            "and the iron hand (score0=11; solve-match --from-score 11), the full deck on a "
+            "larger machine (results/truco/README.md)")
+    raise ValueError(
+        f"{game}, vira {sizes.vira_name}: its public tree has {sizes.public_nodes:,} nodes and "
+        f"solving it holds at least {needed / 1e9:.1f} GB (tree {sizes.tree_bytes() / 1e9:.1f}, "
+        f"{'float32' if float32 else 'float64'} tables "
+        f"{sizes.table_bytes(4 if float32 else 8) / 1e9:.1f}), more than the "
+        f"{available / 1e9:.1f} GB available here{hint}")
 
 
-def check_parts_fit(game: pyspiel.Game, parts: list, cache: bool = True) -> None:
-    """`check_build_fits` for each sub-game of a public-tree solve (`games.truco.ViraGame`s)
-    whose tree must be built: not for Le Truc's (its full game fits), nor where the tree cache
-    holds it already (`cache`: the solve reads the cache)."""
+def check_parts_fit(game: pyspiel.Game, parts: list, float32: bool = False) -> None:
+    """`check_solve_fits` for each sub-game of a public-tree solve of Truco
+    (`games.truco.ViraGame`s; Le Truc's full game fits)."""
     if game.get_type().short_name not in TRUCO_GAMES:
         return
     for part in parts:
-        if not (cache and play_tree_cache_path(game, part).exists()):
-            check_build_fits(game, part.vira)
+        check_solve_fits(game, part.vira, float32=float32)
 
 
 def _available_memory() -> int | None:
