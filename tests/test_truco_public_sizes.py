@@ -315,6 +315,9 @@ def test_a_solve_that_cannot_fit_is_refused_before_it_starts():
     with pytest.raises(ValueError, match=f"{sizes.public_nodes:,} nodes and solving it holds "
                                          "at least .* with --float32 tables it needs"):
         truco_public.check_solve_fits(game, 0, available=enough - 1)
+    with pytest.raises(ValueError) as refused:  # solve-match: no --float32 to suggest
+        truco_public.check_solve_fits(game, 0, available=enough - 1, float32_option=False)
+    assert "--float32" not in str(refused.value)
     truco_public.check_solve_fits(game, 0, available=sizes.solve_bytes(4), float32=True)
     with pytest.raises(ValueError, match="float32 tables .* on a larger machine"):
         truco_public.check_solve_fits(game, 0, available=sizes.solve_bytes(4) - 1, float32=True)

@@ -295,7 +295,7 @@ def _public_summary(extrapolation: dict) -> str:
             f"{_bytes(e['table_bytes_float32_on_cores'])} float32, "
             f"{_bytes(e['table_bytes_float64_on_cores'])} float64 "
             f"({_bytes(e['forgetful_table_bytes_float32_on_cores'])} float32 if the strategy "
-            f"forgets covered cards), plus about {_bytes(e['tree_bytes_estimate_on_cores'])} "
+            f"forgets covered cards), plus at least {_bytes(e['tree_bytes_on_cores'])} "
             f"of tree arrays")
 
 
@@ -329,7 +329,10 @@ def _public_markdown(command: str, sections, model) -> str:
         "the same with a strategy that forgets which card it covered (rows per unplayed "
         "classes only). *coupling products*: E0 x E1 summed over the decision nodes with a "
         "terminal child, the coupling work of one pass.", "",
-        "**Seconds are extrapolations**, not measurements: no Truco public engine exists yet. "
+        "*tree arrays*: what the solve holds for the tree and its walk besides the tables "
+        "(`ViraSizes.tree_bytes`: 60 bytes per decision node, 14 per edge, a lower bound).", "",
+        "**Seconds are extrapolations**, not measurements (what the Truco classes measured is "
+        "in `results/truco/README.md`). "
         "The Le Truc public engine's iterations were timed (below) and modelled as a x table "
         "entries + b x coupling products + c x public nodes (nonnegative least squares, scaled "
         "to reproduce the largest run); the bracket scales the largest timed Le Truc run by the smallest and the largest of the "

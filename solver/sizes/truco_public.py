@@ -211,7 +211,7 @@ class ViraSizes:
                   "table_bytes_float64": self.table_bytes(8),
                   "forgetful_table_bytes_float32": self.table_bytes(4, True),
                   "forgetful_table_bytes_float64": self.table_bytes(8, True),
-                  "tree_bytes_estimate": self.tree_bytes(),
+                  "tree_bytes": self.tree_bytes(),
                   "coupling_matrix_bytes": self.coupling_bytes()}
         if model is not None:
             low, high = model.bracket(*self.work())
@@ -259,7 +259,7 @@ class PublicSizes:
             "table_bytes_float32_on_cores": 8 * sum(largest),
             "table_bytes_float64_on_cores": 16 * sum(largest),
             "forgetful_table_bytes_float32_on_cores": 8 * sum(forgetful),
-            "tree_bytes_estimate_on_cores": sum(trees),
+            "tree_bytes_on_cores": sum(trees),
         }
 
     def as_dict(self, model: CostModel | None = None, iterations: int = ITERATIONS,
@@ -511,11 +511,13 @@ def vira_sizes(game: pyspiel.Game, vira: int, machine: _Machine | None = None,
 
 
 def check_solve_fits(game: pyspiel.Game, vira: int, available: int | None = None,
-                     float32: bool = False) -> None:
+                     float32: bool = False, float32_option: bool = True) -> None:
     """ValueError (one line) if solving vira class `vira` on its public tree surely needs more
     memory than `available` bytes (default: this machine's available memory, unchecked where
     it cannot be read): `ViraSizes.solve_bytes`, counted exactly (about 8 s for the full dirty
-    deck, a second for smaller games), tables of float64 or, if `float32`, float32 numbers."""
+    deck, a second for smaller games), tables of float64 or, if `float32`, float32 numbers;
+    the refusal suggests --float32 where it would fit and the command has it
+    (`float32_option`)."""
     available = _available_memory() if available is None else available
     if available is None:
         return
@@ -524,7 +526,7 @@ def check_solve_fits(game: pyspiel.Game, vira: int, available: int | None = None
     if needed <= available:
         return
     hint = (f"; with --float32 tables it needs {sizes.solve_bytes(4) / 1e9:.1f} GB"
-            if not float32 and sizes.solve_bytes(4) <= available else
+            if float32_option and not float32 and sizes.solve_bytes(4) <= available else
             "; full-size Truco fits as the clean deck (deck=clean) and as the hands of eleven "
             "and the iron hand (score0=11; solve-match --from-score 11), the full deck on a "
             "larger machine (results/truco/README.md)")
@@ -536,13 +538,15 @@ def check_solve_fits(game: pyspiel.Game, vira: int, available: int | None = None
         f"{available / 1e9:.1f} GB available here{hint}")
 
 
-def check_parts_fit(game: pyspiel.Game, parts: list, float32: bool = False) -> None:
+def check_parts_fit(game: pyspiel.Game, parts: list, float32: bool | None = False) -> None:
     """`check_solve_fits` for each sub-game of a public-tree solve of Truco
-    (`games.truco.ViraGame`s; Le Truc's full game fits)."""
+    (`games.truco.ViraGame`s; Le Truc's full game fits); `float32` None: float64 tables, the
+    command has no --float32."""
     if game.get_type().short_name not in TRUCO_GAMES:
         return
     for part in parts:
-        check_solve_fits(game, part.vira, float32=float32)
+        check_solve_fits(game, part.vira, float32=bool(float32),
+                         float32_option=float32 is not None)
 
 
 def _available_memory() -> int | None:
