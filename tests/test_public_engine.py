@@ -318,3 +318,49 @@ def test_cli_resume_with_the_public_engine_continues_the_same_run(tmp_path, caps
                      "--out", str(tmp_path / "resumed"), "--resume"]) == 2
     assert "engine='public'" in capsys.readouterr().err
 
+
+
+@pytest.mark.parametrize("game_string", [
+    "python_le_truc(num_ranks=4,hand_size=2,isomorphic=true)",
+    "python_truco_paulista(num_ranks=3,hand_size=2,isomorphic=true)"])
+def test_passes_in_threads_are_the_one_thread_passes(game_string):
+    """`Passes` walking the root's subtrees in two threads (`RootSplit`; forced on these small
+    trees): after DCFR iterations, the same tables, best responses, value and recorded row
+    values to the bit as in one thread (Le Truc with the redeal: its branch updates too)."""
+    from solver.public.cfr import Passes
+    from solver.public.parts import public_parts
+
+    game = load_game(game_string)
+    part = public_parts(game)[0]
+    solvers = []
+    for threads in (1, 2):
+        solver = make_solver(game, make_schedule("dcfr"), part)
+        solver.passes = Passes(solver.tree, threads=threads, parallel_nodes=0)
+        solver.iterate(7)
+        solvers.append(solver)
+    one, two = solvers
+    assert two.passes.split is not None and len(two.passes.split.shares) == 2
+    for branch in one.tables:
+        for which in ("regret", "average"):
+            assert np.array_equal(getattr(one.tables[branch], which),
+                                  getattr(two.tables[branch], which))
+    assert one.best_response_values() == two.best_response_values()
+    assert one.game_value() == two.game_value()
+    branch = one.branches[0]
+    ones = np.ones(len(one.tree.hands))
+    for player in (0, 1):
+        records = [np.zeros(s.tree.num_rows(player)) for s in solvers]
+        values = [s.passes.expectation(player, ones, ones, s.deals.first_hands(),
+                                       s.tables[branch], 1, record)
+                  for s, record in zip(solvers, records)]
+        assert np.array_equal(values[0], values[1]) and np.array_equal(*records)
+
+
+def test_threads_variable_is_checked(monkeypatch):
+    from solver.public.cfr import default_threads
+
+    monkeypatch.setenv("TRICKSOLVER_THREADS", "3")
+    assert default_threads() == 3
+    monkeypatch.setenv("TRICKSOLVER_THREADS", "two")
+    with pytest.raises(ValueError, match="TRICKSOLVER_THREADS='two': give a whole number"):
+        default_threads()

@@ -43,6 +43,7 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import multiprocessing
+import os
 import time
 
 import numpy as np
@@ -50,7 +51,7 @@ import numpy as np
 from solver.cfr import run_iterations
 from solver.matchgrid import blind_hand
 from solver.matchgrid.engine import HandSolution
-from solver.public.cfr import PublicPolicy, PublicSolver
+from solver.public.cfr import THREADS_VARIABLE, PublicPolicy, PublicSolver
 from solver.public.parts import part_named, public_parts
 from solver.public.solve import make_solver
 from solver.public.tree import PlayTree, is_terminal, load_play_tree, outcome_of, tree_name
@@ -272,9 +273,11 @@ _WORKER_ENGINE: PublicEngine | None = None  # a part worker's own engine
 
 
 def _start_part_worker(algorithm: str, cache: bool, memory_bytes: float) -> None:
-    """Initialise a part worker process: register the games, make its engine."""
+    """Initialise a part worker process: register the games, make its engine, one thread per
+    pass (the workers share the cores)."""
     import games  # noqa: F401  (registers the python_* games in the worker)
 
+    os.environ[THREADS_VARIABLE] = "1"
     global _WORKER_ENGINE
     _WORKER_ENGINE = PublicEngine(algorithm, cache, memory_bytes)
 

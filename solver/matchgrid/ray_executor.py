@@ -14,6 +14,7 @@ import os
 from solver.matchgrid.fixed_point import Settings, StateSolution
 from solver.matchgrid.runner import EngineChoice, solve_one
 from solver.matchgrid.states import MatchSpec
+from solver.public.cfr import THREADS_VARIABLE
 
 logger = logging.getLogger(__name__)
 
@@ -21,9 +22,11 @@ OBJECT_STORE_BYTES = 128 * 1024 * 1024  # results are small: a local runtime kee
 
 
 def _solve_task(spec, settings, choice, position, known):
-    """The Ray task: one position (imports the games in the worker first)."""
+    """The Ray task: one position (imports the games in the worker first), in one thread (the
+    task holds one CPU)."""
     import games  # noqa: F401  (registers the python_* games in the worker)
 
+    os.environ[THREADS_VARIABLE] = "1"
     return solve_one(spec, settings, choice, position, known)
 
 

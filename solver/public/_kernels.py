@@ -389,32 +389,25 @@ def _reached(walk, scratch, n, d, q):
     return False
 
 
-@njit(cache=True, _nrt=False)
-def _value_pass(walk, scratch, mode, p, reach_p, reach_q, coupling, table, prediction,
-                average, steps, record, out):
-    """p's values over his root list into `out` (module docstring; the public passes below)."""
+@njit(cache=True, inline="always")
+def _walk_below(walk, scratch, mode, p, coupling, table, prediction, average, steps, record, n,
+                end, base):
+    """Walk nodes n .. end - 1, whole subtrees below the node open at depth `base` (-1: none,
+    the walk of the whole tree): open each, close it once its subtree is done and pass its
+    values up into its parent's, except at depth base + 1, whose closed node's values stay in
+    scratch.values[base + 1] (a node q never reaches is skipped: scratch.node keeps the
+    depth's previous node)."""
     q = 1 - p
-    for x in range(out.shape[0]):
-        out[x] = 0.0
-    for x in range(reach_p.shape[0]):
-        scratch.reach[0, p, x] = reach_p[x]
-    for y in range(reach_q.shape[0]):
-        scratch.reach[0, q, y] = reach_q[y]
-    nodes = walk.node_player.shape[0]
-    top = -1  # the depth of the deepest open node
-    n = 0
+    top = base  # the depth of the deepest open node
     while True:
-        d = walk.step_depth[n] if n < nodes else 0  # the end closes every open node
+        d = walk.step_depth[n] if n < end else base + 1  # the end closes every node opened
         while top >= d:
             _close_value(walk, scratch, mode, p, top, coupling, table, prediction, average,
                          steps, record)
-            if top > 0:
+            if top > base + 1:
                 _ascend(walk, scratch, p, top)
-            else:
-                for x in range(out.shape[0]):
-                    out[x] = scratch.values[0, x]
             top -= 1
-        if n == nodes:
+        if n >= end:
             return
         if d > 0:
             scratch.edge[d] = walk.step_edge[n]
@@ -426,6 +419,97 @@ def _value_pass(walk, scratch, mode, p, reach_p, reach_q, coupling, table, predi
         _open_value(walk, scratch, mode, p, n, d, coupling, table, prediction)
         top = d
         n += 1
+
+
+@njit(cache=True, inline="always")
+def _start(scratch, p, reach_p, reach_q, out):
+    """Zero `out`, the root's reaches into depth 0, no node open."""
+    for x in range(out.shape[0]):
+        out[x] = 0.0
+    for x in range(reach_p.shape[0]):
+        scratch.reach[0, p, x] = reach_p[x]
+    for y in range(reach_q.shape[0]):
+        scratch.reach[0, 1 - p, y] = reach_q[y]
+    scratch.node[0] = -1
+
+
+@njit(cache=True, inline="always")
+def _finish(scratch, out):
+    """p's root values into `out` if the root was opened (else they are zero)."""
+    if scratch.node[0] == 0:
+        for x in range(out.shape[0]):
+            out[x] = scratch.values[0, x]
+
+
+@njit(cache=True, _nrt=False)
+def _value_pass(walk, scratch, mode, p, reach_p, reach_q, coupling, table, prediction,
+                average, steps, record, out):
+    """p's values over his root list into `out` (module docstring; the public passes below)."""
+    _start(scratch, p, reach_p, reach_q, out)
+    _walk_below(walk, scratch, mode, p, coupling, table, prediction, average, steps, record, 0,
+                walk.node_player.shape[0], -1)
+    _finish(scratch, out)
+
+
+# --- the same pass, the root's subtrees in threads ----------------------------------------------
+# `_value_pass` in three steps: `open_root` (this thread), `walk_subtrees` (each thread its share
+# of the root's decision children, on its own scratch, nogil), `close_root` (the children's
+# values passed up in their order, then the root closed). Every row belongs to one subtree, and
+# the root sees its children's values in the same order as the one-thread walk: the same bits.
+@njit(cache=True, _nrt=False)
+def open_root(walk, scratch, mode, p, reach_p, reach_q, coupling, table, prediction, out):
+    """Start the pass and open the root (unless q never reaches it: then `out` is zero and
+    False is returned)."""
+    _start(scratch, p, reach_p, reach_q, out)
+    if mode != UPDATE and not _reached(walk, scratch, 0, 0, 1 - p):
+        return False
+    _open_value(walk, scratch, mode, p, 0, 0, coupling, table, prediction)
+    return True
+
+
+@njit(cache=True, _nrt=False, nogil=True)
+def walk_subtrees(walk, root_scratch, scratch, mode, p, coupling, table, prediction, average,
+                  steps, record, children, mine, child_values, child_open):
+    """The children children[i], i in `mine`, of the root's decision children `children`: each
+    subtree walked on `scratch` from the root opened on `root_scratch` (read only), the child's
+    values (p's, over his list there) into child_values[i], child_open[i] = 1 unless q never
+    reaches it."""
+    width = scratch.policy.shape[0] // scratch.node.shape[0]
+    scratch.node[0] = root_scratch.node[0]
+    for j in range(2):
+        for x in range(scratch.reach.shape[2]):
+            scratch.reach[0, j, x] = root_scratch.reach[0, j, x]
+    for a in range(width):
+        scratch.policy[a] = root_scratch.policy[a]
+    for i in mine:
+        c = children[i]
+        scratch.node[1] = -1
+        _walk_below(walk, scratch, mode, p, coupling, table, prediction, average, steps,
+                    record, c, walk.after[c], 0)
+        child_open[i] = 1 if scratch.node[1] == c else 0
+        if child_open[i]:
+            _, count = _list(walk, c, p)
+            for x in range(count):
+                child_values[i, x] = scratch.values[1, x]
+
+
+@njit(cache=True, _nrt=False)
+def close_root(walk, scratch, mode, p, coupling, table, prediction, average, steps, record,
+               children, child_values, child_open, out):
+    """Pass the children's values up into the root in their order, close it, p's root values
+    into `out`."""
+    for i in range(children.shape[0]):
+        if not child_open[i]:
+            continue
+        c = children[i]
+        scratch.node[1] = c
+        scratch.edge[1] = walk.step_edge[c]
+        _, count = _list(walk, c, p)
+        for x in range(count):
+            scratch.values[1, x] = child_values[i, x]
+        _ascend(walk, scratch, p, 1)
+    _close_value(walk, scratch, mode, p, 0, coupling, table, prediction, average, steps, record)
+    _finish(scratch, out)
 
 
 @njit(cache=True, _nrt=False)

@@ -23,8 +23,10 @@ the classes' totals, prod_c 1/(n_c - t_c)!.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import math
+import os
 
 import numpy as np
 
@@ -40,6 +42,10 @@ ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+")
 NOTHING = np.zeros(0)
 NO_PAIRS = np.zeros((0, 0))
 NO_ROWS = np.zeros((2, 0))
+# Trees with fewer decision nodes walk in one thread: a pass takes well under 10 ms there, and
+# the threads' hand-offs would eat what they save.
+PARALLEL_NODES = 200_000
+THREADS_VARIABLE = "TRICKSOLVER_THREADS"
 
 
 class Deals:
@@ -99,38 +105,61 @@ class Tables:
 class Passes:
     """The numba passes of `solver.public._kernels` over one play tree, with its walk and
     per-depth scratch made once. Reaches are over the root lists (the hand classes); a
-    coupling is [player 0's hand, player 1's hand]."""
+    coupling is [player 0's hand, player 1's hand]. On a tree of `PARALLEL_NODES` or more the
+    value passes walk the root's subtrees in `threads` threads (default: the cores this
+    process may use, or $TRICKSOLVER_THREADS), with the same results to the bit."""
 
-    def __init__(self, tree: PlayTree):
+    def __init__(self, tree: PlayTree, threads: int | None = None,
+                 parallel_nodes: int = PARALLEL_NODES):
         self.tree = tree
         self.walk = walk_of(tree)
         self.scratch = scratch_of(tree, self.walk)
         self.hands = len(tree.hands)
+        threads = default_threads() if threads is None else threads
+        self.split = (RootSplit(tree, self.walk, self.scratch, threads)
+                      if threads > 1 and tree.num_nodes >= parallel_nodes else None)
 
     def update(self, player: int, reach_p, reach_q, coupling, tables: Tables, step
                ) -> np.ndarray:
         """One update of the player's rows (`step`: float64 [6], `solver.schedules.Step`); his
         counterfactual values per hand."""
         out = np.empty(self.hands)
-        kernels.update_pass(self.walk, self.scratch, player, _vector(reach_p), _vector(reach_q),
-                            _oriented(coupling, player), tables.regret, tables.prediction,
-                            tables.average, step, out)
+        arguments = (player, _vector(reach_p), _vector(reach_q), _oriented(coupling, player),
+                     tables.regret, tables.prediction, tables.average, step)
+        if self.split is None:
+            kernels.update_pass(self.walk, self.scratch, *arguments, out)
+        else:
+            self.split.run(self.walk, kernels.UPDATE, *arguments, out[:0], out)
         return out
 
     def iterations(self, coupling, tables: Tables, steps: np.ndarray) -> None:
         """len(steps) iterations (player 0's update, then player 1's) of the tree played on
         its own, both players reaching the root with probability one."""
         out = np.empty(self.hands)
-        kernels.update_iterations(self.walk, self.scratch, np.ones(self.hands),
-                                  _oriented(coupling, 0), _oriented(coupling, 1), tables.regret,
-                                  tables.prediction, tables.average, steps, out)
+        ones = np.ones(self.hands)
+        if self.split is None:
+            kernels.update_iterations(self.walk, self.scratch, ones, _oriented(coupling, 0),
+                                      _oriented(coupling, 1), tables.regret, tables.prediction,
+                                      tables.average, steps, out)
+            return
+        oriented = (_oriented(coupling, 0), _oriented(coupling, 1))
+        for step in steps:
+            for player in (0, 1):
+                self.split.run(self.walk, kernels.UPDATE, player, ones, ones, oriented[player],
+                               tables.regret, tables.prediction, tables.average, step,
+                               out[:0], out)
 
     def best_response(self, player: int, reach_q, coupling, tables: Tables) -> np.ndarray:
         """The player's best-response counterfactual values per hand against the other's
         average policy."""
         out = np.empty(self.hands)
-        kernels.best_response_pass(self.walk, self.scratch, player, _vector(reach_q),
-                                   _oriented(coupling, player), tables.average, out)
+        reach_q, coupling = _vector(reach_q), _oriented(coupling, player)
+        if self.split is None:
+            kernels.best_response_pass(self.walk, self.scratch, player, reach_q, coupling,
+                                       tables.average, out)
+        else:
+            self.split.run(self.walk, kernels.BEST_RESPONSE, player, reach_q, reach_q, coupling,
+                           tables.average, out[:0], tables.average, out[:0], out[:0], out)
         return out
 
     def expectation(self, player: int, reach_p, reach_q, coupling, tables: Tables, source: int,
@@ -142,8 +171,12 @@ class Passes:
         walk = self.walk if payoff is None else self.walk._replace(outcome_payoff=payoff)
         table, prediction = _policy_tables(tables, source)
         out = np.empty(self.hands)
-        kernels.expectation_pass(walk, self.scratch, player, _vector(reach_p), _vector(reach_q),
-                                 _oriented(coupling, player), table, prediction, record, out)
+        arguments = (player, _vector(reach_p), _vector(reach_q), _oriented(coupling, player),
+                     table, prediction)
+        if self.split is None:
+            kernels.expectation_pass(walk, self.scratch, *arguments, record, out)
+        else:
+            self.split.run(walk, kernels.EXPECT, *arguments, table, out[:0], record, out)
         return out
 
     def joint(self, reach0, reach1, tables: Tables, source: int, out: np.ndarray = NO_PAIRS,
@@ -156,6 +189,56 @@ class Passes:
         coupling1 = np.ascontiguousarray(coupling.T)
         kernels.joint_pass(self.walk, self.scratch, _vector(reach0), _vector(reach1), table,
                            prediction, out, coupling, coupling1, own_out, chance_out)
+
+
+def default_threads() -> int:
+    """Threads of a value pass: $TRICKSOLVER_THREADS (processes that share the cores with
+    others, like `solve-match`'s workers, set it to 1), else the cores this process may use."""
+    value = os.environ.get(THREADS_VARIABLE)
+    if value is None:
+        return len(os.sched_getaffinity(0))
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"{THREADS_VARIABLE}={value!r}: give a whole number of threads, 1 or more")
+    return int(value)
+
+
+class RootSplit:
+    """A value pass in threads (`solver.public._kernels.open_root`, `walk_subtrees`,
+    `close_root`): the root's decision children shared out by subtree size (the largest first,
+    each to the least loaded thread), a scratch per thread."""
+
+    def __init__(self, tree: PlayTree, walk: kernels.Walk, scratch: kernels.Scratch,
+                 threads: int):
+        edges = tree.child[tree.child_start[0]:tree.child_start[1]]
+        self.children = edges[edges >= 0].astype(np.int64)
+        sizes = walk.after[self.children] - self.children
+        loads, shares = [0] * threads, [[] for _ in range(threads)]
+        for i in np.argsort(-sizes, kind="stable"):
+            least = loads.index(min(loads))
+            shares[least].append(int(i))
+            loads[least] += int(sizes[i])
+        self.shares = [np.array(sorted(share), dtype=np.int64) for share in shares if share]
+        self.scratch = scratch
+        self.thread_scratch = [scratch_of(tree, walk) for _ in self.shares]
+        self.child_values = np.zeros((self.children.shape[0], scratch.values.shape[1]))
+        self.child_open = np.zeros(self.children.shape[0], dtype=np.int8)
+        self.pool = concurrent.futures.ThreadPoolExecutor(len(self.shares))
+
+    def run(self, walk, mode, p, reach_p, reach_q, coupling, table, prediction, average, steps,
+            record, out) -> None:
+        """The pass `mode` (arguments as `_kernels._value_pass` takes them) into `out`."""
+        if not kernels.open_root(walk, self.scratch, mode, p, reach_p, reach_q, coupling, table,
+                                 prediction, out):
+            return
+        tasks = [self.pool.submit(kernels.walk_subtrees, walk, self.scratch, mine_scratch, mode,
+                                  p, coupling, table, prediction, average, steps, record,
+                                  self.children, mine, self.child_values, self.child_open)
+                 for mine, mine_scratch in zip(self.shares, self.thread_scratch)]
+        for task in tasks:
+            task.result()
+        kernels.close_root(walk, self.scratch, mode, p, coupling, table, prediction, average,
+                           steps, record, self.children, self.child_values, self.child_open,
+                           out)
 
 
 def walk_of(tree: PlayTree) -> kernels.Walk:
