@@ -196,7 +196,9 @@ def default_threads() -> int:
     others, like `solve-match`'s workers, set it to 1), else the cores this process may use."""
     value = os.environ.get(THREADS_VARIABLE)
     if value is None:
-        return len(os.sched_getaffinity(0))
+        if hasattr(os, "sched_getaffinity"):  # Linux: the cores this process may run on
+            return len(os.sched_getaffinity(0))
+        return os.cpu_count() or 1
     if not value.isdigit() or int(value) < 1:
         raise ValueError(f"{THREADS_VARIABLE}={value!r}: give a whole number of threads, 1 or more")
     return int(value)
