@@ -21,6 +21,7 @@ of one. Loading checks the files and raises `ResultError` (a ValueError) naming 
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import hashlib
@@ -108,31 +109,33 @@ def default_result_dir(game_string: str, root: pathlib.Path = RUNS_ROOT) -> path
     return root / game_short_name(game_string).removeprefix("python_") / params_hash(game_string)
 
 
-def atomic_write_bytes(path: pathlib.Path, data: bytes) -> None:
-    """Write `data` to `path` through a temporary file and `os.replace` (fsynced)."""
+@contextlib.contextmanager
+def _atomic_file(path: pathlib.Path):
+    """A binary file handle whose contents replace `path` only once written and fsynced (a
+    temporary file beside it, then `os.replace`)."""
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     with open(temporary, "wb") as handle:
-        handle.write(data)
+        yield handle
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(temporary, path)
+
+
+def atomic_write_bytes(path: pathlib.Path, data: bytes) -> None:
+    """Write `data` to `path` through a temporary file and `os.replace` (fsynced)."""
+    with _atomic_file(path) as handle:
+        handle.write(data)
 
 
 def atomic_write_npz(path: pathlib.Path, arrays: dict[str, np.ndarray],
                      compressed: bool = False) -> None:
-    """`np.savez` (or `np.savez_compressed`) of `arrays` to `path` the way `atomic_write_bytes`
+    """`np.savez` (or `np.savez_compressed`) of `arrays` to `path` as `atomic_write_bytes`
     writes, streamed to the file (a full-size Truco class's tables are 11 GB: no copy in
     memory)."""
-    path = pathlib.Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(temporary, "wb") as handle:
+    with _atomic_file(path) as handle:
         (np.savez_compressed if compressed else np.savez)(handle, **arrays)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
 
 
 def _load_npz(path: pathlib.Path) -> dict[str, np.ndarray]:

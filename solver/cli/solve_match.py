@@ -163,7 +163,7 @@ def _check_largest_hand_fits(spec) -> None:
     from solver.sizes.truco_public import check_parts_fit
 
     hand = spec.hand_game(ScoreState(*min(spec.positions(), key=sum), 1))
-    check_parts_fit(hand, public_parts(hand), float32=None)
+    check_parts_fit(hand, public_parts(hand), float32_option=False)  # it has no --float32
 
 
 def match_engine(engine: str, spec) -> str:

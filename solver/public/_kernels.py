@@ -18,12 +18,13 @@ no deeper than it, or ends (its values, passed up into its parent's). An open no
 preallocated `Scratch`, free again once it is closed: nothing is allocated per node. The
 arithmetic is the recursive form's, in the same order, so results are the same bits.
 
-Passes: `update_pass` runs one CFR-family update of p's rows (the `Step` scalars of
-`solver.schedules` in the row update of `solver._update`; both policies by regret matching on
-the regrets, plus the last instantaneous regrets for predictive variants), `update_iterations`
-alternates them over many iterations in one call, `best_response_pass` takes p's best action
-against q's policy (subtrees q never reaches are skipped) and `expectation_pass` evaluates p's
-values with both policies from one table, recording every row's value. `joint_pass` carries
+Passes: `value_pass` runs, by its mode, one CFR-family update of p's rows (UPDATE: the `Step`
+scalars of `solver.schedules` in the row update of `solver._update`; both policies by regret
+matching on the regrets, plus the last instantaneous regrets for predictive variants), p's
+best response to q's policy (BEST_RESPONSE: subtrees q never reaches are skipped) or p's values
+with both policies from one table (EXPECT, recording every row's value); `update_iterations`
+alternates updates over many iterations in one call; `open_root`, `walk_subtrees` and
+`close_root` are `value_pass` with the root's subtrees in threads. `joint_pass` carries
 both reaches: it accumulates player 0's payoff x both reaches into a [hand0, hand1] matrix
 (game values) and records the reach of every row (strategy tables).
 
@@ -442,9 +443,18 @@ def _finish(scratch, out):
 
 
 @njit(cache=True, _nrt=False)
-def _value_pass(walk, scratch, mode, p, reach_p, reach_q, coupling, table, prediction,
-                average, steps, record, out):
-    """p's values over his root list into `out` (module docstring; the public passes below)."""
+def value_pass(walk, scratch, mode, p, reach_p, reach_q, coupling, table, prediction, average,
+               steps, record, out):
+    """p's counterfactual values over his root list into `out` (float64 [hands]), p and q
+    reaching the root with reach_p, reach_q (float64 [hands]) under coupling [p's hands, q's
+    hands]. UPDATE: both play regret matching on `table` (the regrets, + `prediction` if not
+    empty), and p's rows of `table`, `average` and `prediction` are updated with `steps`
+    (float64 [6], the fields of `solver.schedules.Step`). BEST_RESPONSE: p's best action
+    against q's regret matching of `table` (average sums: his average policy). EXPECT: both
+    play regret matching of `table` (+ `prediction`); with a non-empty `record` (float64 [p's
+    rows]) p's value at each of his nodes goes to record[node_row[node] + entry]. Empty
+    arrays where a mode takes nothing; BEST_RESPONSE and EXPECT skip subtrees q never
+    reaches."""
     _start(scratch, p, reach_p, reach_q, out)
     _walk_below(walk, scratch, mode, p, coupling, table, prediction, average, steps, record, 0,
                 walk.node_player.shape[0], -1)
@@ -452,7 +462,7 @@ def _value_pass(walk, scratch, mode, p, reach_p, reach_q, coupling, table, predi
 
 
 # --- the same pass, the root's subtrees in threads ----------------------------------------------
-# `_value_pass` in three steps: `open_root` (this thread), `walk_subtrees` (each thread its share
+# `value_pass` in three steps: `open_root` (this thread), `walk_subtrees` (each thread its share
 # of the root's decision children, on its own scratch, nogil), `close_root` (the children's
 # values passed up in their order, then the root closed). Every row belongs to one subtree, and
 # the root sees its children's values in the same order as the one-thread walk: the same bits.
@@ -513,48 +523,17 @@ def close_root(walk, scratch, mode, p, coupling, table, prediction, average, ste
 
 
 @njit(cache=True, _nrt=False)
-def update_pass(walk, scratch, p, reach_p, reach_q, coupling, regret, prediction, average,
-                steps, out):
-    """One update of player p's rows: p's counterfactual values over his root list into `out`
-    (float64 [hands]), his rows of `regret`, `average` (float64 [joined table]) and, if not
-    empty, `prediction` updated; both players play regret matching on `regret` (+
-    `prediction`). reach_p, reach_q: float64 [hands] over the root lists; coupling float64
-    [p's hands, q's hands]; steps float64 [6]: the fields of `solver.schedules.Step`."""
-    _value_pass(walk, scratch, UPDATE, p, reach_p, reach_q, coupling, regret, prediction,
-                average, steps, out[:0], out)
-
-
-@njit(cache=True, _nrt=False)
 def update_iterations(walk, scratch, reach, coupling0, coupling1, regret, prediction, average,
                       steps, out):
     """len(steps) iterations of alternating updates (player 0, then player 1) of a tree played
-    on its own (no redeal talk above it): `update_pass` with both players reaching the root
-    with `reach`, couplingJ: [player J's hands, the other's]; steps float64 [iterations, 6];
-    `out` gets player 1's values of the last pass."""
+    on its own (no redeal talk above it): `value_pass` UPDATE with both players reaching the
+    root with `reach`, couplingJ: [player J's hands, the other's]; steps float64 [iterations,
+    6]; `out` gets player 1's values of the last pass."""
     for t in range(steps.shape[0]):
-        _value_pass(walk, scratch, UPDATE, 0, reach, reach, coupling0, regret, prediction,
-                    average, steps[t], out[:0], out)
-        _value_pass(walk, scratch, UPDATE, 1, reach, reach, coupling1, regret, prediction,
-                    average, steps[t], out[:0], out)
-
-
-@njit(cache=True, _nrt=False)
-def best_response_pass(walk, scratch, p, reach_q, coupling, average, out):
-    """p's best-response counterfactual values over his root list into `out` against q's
-    average policy (`average`: the joined sums), q reaching the root with `reach_q`."""
-    _value_pass(walk, scratch, BEST_RESPONSE, p, reach_q, reach_q, coupling, average,
-                out[:0], average, out[:0], out[:0], out)
-
-
-@njit(cache=True, _nrt=False)
-def expectation_pass(walk, scratch, p, reach_p, reach_q, coupling, table, prediction, record,
-                     out):
-    """p's counterfactual values over his root list into `out`, both players playing regret
-    matching on `table` (+ `prediction` if not empty; average sums: the average policy); with
-    a non-empty `record` (float64 [p's rows]), p's values at each of his nodes are also
-    written to record[node_row[node] + entry]."""
-    _value_pass(walk, scratch, EXPECT, p, reach_p, reach_q, coupling, table, prediction, table,
-                out[:0], record, out)
+        value_pass(walk, scratch, UPDATE, 0, reach, reach, coupling0, regret, prediction,
+                   average, steps[t], out[:0], out)
+        value_pass(walk, scratch, UPDATE, 1, reach, reach, coupling1, regret, prediction,
+                   average, steps[t], out[:0], out)
 
 
 # --- the joint pass -------------------------------------------------------------------------
@@ -643,7 +622,7 @@ def row_policies(table, prediction, predictive, width, policy):
 def update_rows(regret, average, prediction, predictive, policy, action_values, width, steps):
     """One update of rows played with `policy` (own reach one) whose actions have
     `action_values` (float64 [rows x width], flat; overwritten by the instantaneous regrets,
-    which also become the prediction if `predictive`); steps float64 [6] as in `update_pass`."""
+    which also become the prediction if `predictive`); steps float64 [6] as in `value_pass`."""
     for start in range(0, regret.shape[0], width):
         total = 0.0
         for a in range(start, start + width):

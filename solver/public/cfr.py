@@ -123,44 +123,27 @@ class Passes:
                ) -> np.ndarray:
         """One update of the player's rows (`step`: float64 [6], `solver.schedules.Step`); his
         counterfactual values per hand."""
-        out = np.empty(self.hands)
-        arguments = (player, _vector(reach_p), _vector(reach_q), _oriented(coupling, player),
-                     tables.regret, tables.prediction, tables.average, step)
-        if self.split is None:
-            kernels.update_pass(self.walk, self.scratch, *arguments, out)
-        else:
-            self.split.run(self.walk, kernels.UPDATE, *arguments, out[:0], out)
-        return out
+        return self._run(self.walk, kernels.UPDATE, player, reach_p, reach_q, coupling,
+                         tables.regret, tables.prediction, tables.average, step, NOTHING)
 
     def iterations(self, coupling, tables: Tables, steps: np.ndarray) -> None:
         """len(steps) iterations (player 0's update, then player 1's) of the tree played on
         its own, both players reaching the root with probability one."""
-        out = np.empty(self.hands)
         ones = np.ones(self.hands)
-        if self.split is None:
+        if self.split is None:  # every iteration in one kernel call
             kernels.update_iterations(self.walk, self.scratch, ones, _oriented(coupling, 0),
                                       _oriented(coupling, 1), tables.regret, tables.prediction,
-                                      tables.average, steps, out)
+                                      tables.average, steps, np.empty(self.hands))
             return
-        oriented = (_oriented(coupling, 0), _oriented(coupling, 1))
         for step in steps:
             for player in (0, 1):
-                self.split.run(self.walk, kernels.UPDATE, player, ones, ones, oriented[player],
-                               tables.regret, tables.prediction, tables.average, step,
-                               out[:0], out)
+                self.update(player, ones, ones, coupling, tables, step)
 
     def best_response(self, player: int, reach_q, coupling, tables: Tables) -> np.ndarray:
         """The player's best-response counterfactual values per hand against the other's
         average policy."""
-        out = np.empty(self.hands)
-        reach_q, coupling = _vector(reach_q), _oriented(coupling, player)
-        if self.split is None:
-            kernels.best_response_pass(self.walk, self.scratch, player, reach_q, coupling,
-                                       tables.average, out)
-        else:
-            self.split.run(self.walk, kernels.BEST_RESPONSE, player, reach_q, reach_q, coupling,
-                           tables.average, out[:0], tables.average, out[:0], out[:0], out)
-        return out
+        return self._run(self.walk, kernels.BEST_RESPONSE, player, reach_q, reach_q, coupling,
+                         tables.average, NOTHING, tables.average, NOTHING, NOTHING)
 
     def expectation(self, player: int, reach_p, reach_q, coupling, tables: Tables, source: int,
                     record: np.ndarray = NOTHING, payoff: np.ndarray | None = None
@@ -170,13 +153,20 @@ class Passes:
         payoff at each terminal outcome (float64 [outcomes], `PlayTree.outcome_payoff`)."""
         walk = self.walk if payoff is None else self.walk._replace(outcome_payoff=payoff)
         table, prediction = _policy_tables(tables, source)
+        return self._run(walk, kernels.EXPECT, player, reach_p, reach_q, coupling, table,
+                         prediction, table, NOTHING, record)
+
+    def _run(self, walk, mode: int, player: int, reach_p, reach_q, coupling, table, prediction,
+             average, steps, record) -> np.ndarray:
+        """`solver.public._kernels.value_pass` (in threads where the tree is split); p's values
+        per hand."""
         out = np.empty(self.hands)
-        arguments = (player, _vector(reach_p), _vector(reach_q), _oriented(coupling, player),
-                     table, prediction)
+        arguments = (walk, mode, player, _vector(reach_p), _vector(reach_q),
+                     _oriented(coupling, player), table, prediction, average, steps, record, out)
         if self.split is None:
-            kernels.expectation_pass(walk, self.scratch, *arguments, record, out)
+            kernels.value_pass(walk, self.scratch, *arguments[1:])
         else:
-            self.split.run(walk, kernels.EXPECT, *arguments, table, out[:0], record, out)
+            self.split.run(*arguments)
         return out
 
     def joint(self, reach0, reach1, tables: Tables, source: int, out: np.ndarray = NO_PAIRS,
@@ -228,7 +218,7 @@ class RootSplit:
 
     def run(self, walk, mode, p, reach_p, reach_q, coupling, table, prediction, average, steps,
             record, out) -> None:
-        """The pass `mode` (arguments as `_kernels._value_pass` takes them) into `out`."""
+        """The pass `mode` (arguments as `_kernels.value_pass` takes them) into `out`."""
         if not kernels.open_root(walk, self.scratch, mode, p, reach_p, reach_q, coupling, table,
                                  prediction, out):
             return

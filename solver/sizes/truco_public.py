@@ -538,15 +538,14 @@ def check_solve_fits(game: pyspiel.Game, vira: int, available: int | None = None
         f"{available / 1e9:.1f} GB available here{hint}")
 
 
-def check_parts_fit(game: pyspiel.Game, parts: list, float32: bool | None = False) -> None:
-    """`check_solve_fits` for each sub-game of a public-tree solve of Truco
-    (`games.truco.ViraGame`s; Le Truc's full game fits); `float32` None: float64 tables, the
-    command has no --float32."""
+def check_parts_fit(game: pyspiel.Game, parts: list, float32: bool = False,
+                    float32_option: bool = True) -> None:
+    """`check_solve_fits` (the same options) for each sub-game of a public-tree solve of Truco
+    (`games.truco.ViraGame`s; Le Truc's full game fits)."""
     if game.get_type().short_name not in TRUCO_GAMES:
         return
     for part in parts:
-        check_solve_fits(game, part.vira, float32=bool(float32),
-                         float32_option=float32 is not None)
+        check_solve_fits(game, part.vira, float32=float32, float32_option=float32_option)
 
 
 def _available_memory() -> int | None:
