@@ -304,8 +304,9 @@ class PublicState(tricks.PublicMachine):
         if len(self.trick) < NUM_PLAYERS:
             self.card_player = self.to_act = 1 - self.card_player
             return
-        self.trick_winners += (tricks.trick_winner(self.trick),)
-        self.leader = self.card_player = self.to_act = tricks.next_leader(self.trick)
+        winner, self.leader = tricks.settle_trick(self.trick)
+        self.trick_winners += (winner,)
+        self.card_player = self.to_act = self.leader
         self.trick = ()
         result = tricks.hand_result(self.trick_winners, self.rules.hand_size)
         if result == tricks.ALL_TIED:

@@ -391,8 +391,9 @@ class PublicState(tricks.PublicMachine):
         if len(self.round_plays) < rules.num_players:
             self.card_player = self.to_act = (self.card_player + 1) % rules.num_players
             return
-        self.round_winners += (tricks.trick_winner(self.round_plays),)
-        self.leader = self.card_player = self.to_act = tricks.next_leader(self.round_plays)
+        winner, self.leader = tricks.settle_trick(self.round_plays)
+        self.round_winners += (winner,)
+        self.card_player = self.to_act = self.leader
         self.round_plays, self.covered_sides = (), ()
         result = tricks.hand_result(self.round_winners, rules.hand_size)
         if result == tricks.ALL_TIED:

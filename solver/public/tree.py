@@ -202,6 +202,9 @@ class _Builder:
         self.list_keys: list[tuple] = []
         self.list_rows: list[list[Entry]] = []
         self.list_position: list[dict] = []
+        self.list_items: list[list[int]] = []  # the classes some entry may play face up
+        self.list_width: list[int] = []  # the entries' distinct classes, summed: card columns
+        self.card_plays: dict[tuple, tuple] = {}
         self.maps: dict[tuple, int] = {}
         self.map_parts: list[tuple[list, list, list]] = []
         self.outcomes: dict[tuple[float, bool], int] = {}
@@ -224,6 +227,8 @@ class _Builder:
         self.list_keys.append(key)
         self.list_rows.append(rows)
         self.list_position.append({r: i for i, r in enumerate(rows)})
+        self.list_items.append(sorted({item for unplayed, _ in rows for item in unplayed}))
+        self.list_width.append(sum(len(set(unplayed)) for unplayed, _ in rows))
         return self.lists[key]
 
     def actor_map(self, parent: int, child: int, item: int, covered: bool) -> int:
@@ -263,28 +268,26 @@ class _Builder:
         self.map_parts.append((src, dst, slot))
 
     # --- the walk ------------------------------------------------------------------------------
-    def node(self, public: tricks.PublicMachine, shown: tuple, covered: tuple) -> int:
+    def node(self, public: tricks.PublicMachine, lists: tuple[int, int]) -> int:
         """Adds `public` and its subtree; returns its `PlayTree.child` value (its node id, or
-        -1 - its outcome at a terminal). shown: each player's face-up counts per class;
-        covered: each player's covered count."""
+        -1 - its outcome at a terminal). lists: each player's list there (they name the cards on
+        the table: each player's face-up counts per class and covered count)."""
         if public.is_over():
             key = (float(public.returns()[0]), bool(public.whole_match))
             return -1 - self.outcomes.setdefault(key, len(self.outcomes))
         node = len(self.node_player)
         actor = public.to_act
-        lists = tuple(self.list_id(shown[p], shown[1 - p], covered[p]) for p in (0, 1))
         bets = public.legal_actions()
-        rows = self.list_rows[lists[actor]]
+        own = lists[actor]
         card_turn = (2 if self.game.may_cover(public) else 1) if public.is_card_turn() else 0
-        items = [item for item in range(self.num_classes)
-                 if card_turn and any(item in unplayed for unplayed, _ in rows)]
+        items = self.list_items[own] if card_turn else ()
         self.node_player.append(actor)
         self.node_nbet.append(len(bets))
         self.node_card_turn.append(card_turn)
         self.node_list.extend(lists)
         self.node_table.append(self.table_size[actor])
-        self.table_size[actor] += len(rows) * len(bets) + card_turn * sum(
-            len(set(unplayed)) for unplayed, _ in rows)
+        self.table_size[actor] += (len(self.list_rows[own]) * len(bets)
+                                   + card_turn * self.list_width[own])
         first = len(self.child)
         width = len(bets) + len(items) + (card_turn == 2)
         self.child_start.append(first)
@@ -294,10 +297,20 @@ class _Builder:
         for k, action in enumerate(bets):
             child_state = public.clone()
             child_state.apply(action)
-            self._edge(first + k, action, self.node(child_state, shown, covered), (-1, -1))
-        if card_turn:
-            self.card_children(public, first + len(bets), items, lists, shown, covered,
-                               card_turn)
+            self._edge(first + k, action, self.node(child_state, lists), (-1, -1))
+        edge = first + len(bets)
+        for item in items:
+            child_state = public.clone()
+            self.game.play_card(child_state, item, False)
+            child_lists, maps = self.card_play(lists, actor, item)
+            self._edge(edge, self.game.card_action(item, False, False),
+                       self.node(child_state, child_lists), maps)
+            edge += 1
+        if card_turn == 2:
+            child_state = public.clone()
+            self.game.play_card(child_state, 0, True)
+            child_lists, maps = self.card_play(lists, actor, -1)
+            self._edge(edge, COVERED_EDGE, self.node(child_state, child_lists), maps)
         return node
 
     def _edge(self, edge: int, action: int, child: int, maps: tuple[int, int]) -> None:
@@ -305,37 +318,29 @@ class _Builder:
         self.edge_action[edge] = action
         self.edge_map[2 * edge], self.edge_map[2 * edge + 1] = maps
 
-    def card_children(self, public, edge: int, items: list[int], lists: tuple, shown: tuple,
-                      covered: tuple, card_turn: int) -> None:
-        """From `edge` on: the face-up play of each class in `items` (those the actor may
-        hold), then the covered play."""
-        actor = public.to_act
-        for item in items:
-            child_shown = list(shown)
-            counts = list(shown[actor])
-            counts[item] += 1
-            child_shown[actor] = tuple(counts)
-            child_shown = tuple(child_shown)
-            child_own = self.list_id(child_shown[actor], child_shown[1 - actor], covered[actor])
-            child_other = self.list_id(child_shown[1 - actor], child_shown[actor],
-                                       covered[1 - actor])
-            maps = (self.actor_map(lists[actor], child_own, item, False),
-                    self.other_map(lists[1 - actor], child_other))
-            child_state = public.clone()
-            self.game.play_card(child_state, item, False)
-            self._edge(edge, self.game.card_action(item, False, False),
-                       self.node(child_state, child_shown, covered), maps)
-            edge += 1
-        if card_turn == 2:
-            child_covered = list(covered)
-            child_covered[actor] += 1
-            child_covered = tuple(child_covered)
-            child_own = self.list_id(shown[actor], shown[1 - actor], child_covered[actor])
-            maps = (self.actor_map(lists[actor], child_own, -1, True),
-                    self.other_map(lists[1 - actor], lists[1 - actor]))
-            child_state = public.clone()
-            self.game.play_card(child_state, 0, True)
-            self._edge(edge, COVERED_EDGE, self.node(child_state, shown, child_covered), maps)
+    def card_play(self, lists: tuple[int, int], actor: int, item: int
+                  ) -> tuple[tuple[int, int], tuple[int, int]]:
+        """The players' lists after `actor` plays a card of class `item` face up (-1: face
+        down), and the maps of his list and the other player's onto them (memoized: they
+        depend on the cards on the table only)."""
+        key = (lists, actor, item)
+        found = self.card_plays.get(key)
+        if found is not None:
+            return found
+        (own, other, covered), other_key = (self.list_keys[lists[actor]],
+                                            self.list_keys[lists[1 - actor]])
+        if item >= 0:
+            shown = list(own)
+            shown[item] += 1
+            child_own = self.list_id(tuple(shown), other, covered)
+            child_other = self.list_id(other_key[0], tuple(shown), other_key[2])
+        else:
+            child_own, child_other = self.list_id(own, other, covered + 1), lists[1 - actor]
+        child_lists = (child_own, child_other) if actor == 0 else (child_other, child_own)
+        maps = (self.actor_map(lists[actor], child_own, item, item < 0),
+                self.other_map(lists[1 - actor], child_other))
+        self.card_plays[key] = child_lists, maps
+        return child_lists, maps
 
     def finish(self, game_string: str) -> PlayTree:
         self.child_start.append(len(self.child))
@@ -412,7 +417,7 @@ def build_play_tree(game, part: tricks.PublicGame | None = None) -> PlayTree:
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 10_000))
     try:
-        builder.node(part.root(), (empty, empty), (0, 0))
+        builder.node(part.root(), (builder.list_id(empty, empty, 0),) * 2)
     finally:
         sys.setrecursionlimit(limit)
     return builder.finish(tree_name(game, part))
