@@ -169,6 +169,12 @@ class PublicGame(abc.ABC):
     hand_size: int
     class_counts: tuple[int, ...]
 
+    def identity(self) -> tuple:
+        """What makes the sub-game what it is: two sub-games of one game with equal identities
+        are the same game under other names (the same tree, deals and payoffs), so one solve
+        serves both. Each is itself unless the game says otherwise."""
+        return (self.label,)
+
     @abc.abstractmethod
     def root(self) -> PublicMachine:
         """A fresh machine at the first decision after the deal."""

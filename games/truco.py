@@ -437,6 +437,15 @@ class ViraGame(tricks.PublicGame):
         self.hand_size = rules.hand_size
         self.class_counts = rules.class_counts(vira)
 
+    def identity(self) -> tuple:
+        """The counts of the classes that have cards, weakest first: classes play by their
+        order alone (a card's strength is its class + 1), and a class without cards (the
+        common class of the manilhas' rank) never appears, so two viras whose counts agree are
+        the same game up to the names of the cards. The dirty deck's vira 2 and vira 3 are
+        (the vira's own rank, three cards left, is the strongest common in both), and likewise
+        the clean deck's."""
+        return tuple(count for count in self.class_counts if count)
+
     def root(self) -> PublicState:
         public = PublicState(self.rules)
         public.hands_dealt()

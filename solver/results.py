@@ -263,12 +263,18 @@ def read_summary(directory: pathlib.Path) -> dict:
 
 def load_result(directory: pathlib.Path) -> SavedResult:
     """Load a result directory written by `save_result`: its strategy.npz, or if there is none
-    its compact file (`solver.compact`); ResultError if anything is wrong."""
+    its compact file (`solver.compact`); a sub-game recorded as the same game as another
+    (`same_game_as`, `solver.cli.solve_parts.record_twin`) reads the other's, under its own
+    name. ResultError if anything is wrong."""
     directory = pathlib.Path(directory)
     summary = read_summary(directory)
-    compact = not (directory / STRATEGY_FILE).exists() and (directory / COMPACT_FILE).exists()
-    path = directory / (COMPACT_FILE if compact else STRATEGY_FILE)
+    twin = summary.get("same_game_as")  # a sub-game solved as another (`record_twin`)
+    source = part_directory_named(directory.parent, twin) if twin else directory
+    compact = not (source / STRATEGY_FILE).exists() and (source / COMPACT_FILE).exists()
+    path = source / (COMPACT_FILE if compact else STRATEGY_FILE)
     policy = load_compact(path) if compact else _load_strategy(path)
+    if twin:
+        policy = dataclasses.replace(policy, game_string=summary["game"])
     if policy.game_string != summary["game"]:
         raise ResultError(f"{path}: strategy is for {policy.game_string!r}, "
                           f"summary says {summary['game']!r}")

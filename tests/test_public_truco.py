@@ -264,3 +264,33 @@ def test_cli_float32_strategy_is_measured_exactly(tmp_path, capsys):
     assert cli.main(["solve", "python_le_truc(num_ranks=3,hand_size=1)", "--engine", "history",
                      "--float32", "--iterations", "2", "--quiet"]) == 2
     assert "--float32 is an option of the public-tree engine" in capsys.readouterr().err
+
+
+def test_vira_classes_that_are_the_same_game_are_solved_once(tmp_path, capsys):
+    """Dirty deck, ranks A 2 3: vira 2 and vira 3 leave the same class counts (the vira's rank,
+    three cards left, the strongest common), so their trees agree in every array the solver
+    reads; `--part 'vira 3'` solves vira 2 and records vira 3 from it, measured in vira 3's own
+    tree: the figures a solve of vira 3 gives, to the bit."""
+    game_string = "python_truco_paulista(num_ranks=3,hand_size=1,isomorphic=true)"
+    game = load_game(game_string)
+    vira_a, vira_2, vira_3 = public_parts(game)
+    assert vira_2.identity() == vira_3.identity() != vira_a.identity()
+    two, three = build_play_tree(game, vira_2), build_play_tree(game, vira_3)
+    for name in ("node_player", "child_start", "child", "outcome_payoff", "node_list",
+                 "node_table", "edge_map", "entry_hand", "map_src", "map_dst", "map_slot",
+                 "node_row", "table_size"):
+        assert np.array_equal(getattr(two, name), getattr(three, name)), name
+    out = tmp_path / "truco"
+    assert cli.main(["solve", game_string, "--engine", "public", "--iterations", "20",
+                     "--part", "vira 3", "--out", str(out), "--quiet"]) == 0
+    assert "vira 3 is the same game as vira 2" in capsys.readouterr().err
+    recorded = json.loads((out / "vira_3" / "summary.json").read_text())
+    assert recorded["same_game_as"] == "vira 2" and recorded["seconds"] == 0.0
+    assert not (out / "vira_3" / "strategy.npz").exists()
+    solved = make_solver(game, make_schedule("dcfr"), vira_3)
+    solved.iterate(20)
+    assert recorded["exploitability"] == solved.exploitability()
+    assert recorded["game_value"] == solved.game_value()
+    assert json.loads((out / "summary.json").read_text())["parts_finished"] == 2
+    assert cli.main(["exploit", str(out / "vira_3")]) == 0  # read through vira 2's strategy
+    assert "(difference 0)" in capsys.readouterr().out

@@ -3,7 +3,9 @@
 Each sub-game is its own solve, in its own result directory under DIR (`vira_K/`: strategy,
 curve, summary, checkpoint), with the stopping rules applied to it; `--resume` skips the
 sub-games already finished and resumes the one a previous run left unfinished, so a game too
-long for one session is built over several. After every sub-game DIR/summary.json is
+long for one session is built over several. A sub-game that is the same game as an earlier one
+under other names (`PublicGame.identity`: Truco's vira 2 and vira 3) is solved once; the other
+takes its strategy, measured again in its own tree (`record_twin`). After every sub-game DIR/summary.json is
 rewritten (atomically) with what is finished so far; once all are, it holds the whole game's
 exploitability and value: the sums over the sub-games weighted by their probabilities (the
 vira is public, so a best response decomposes over it and the sums are exact), and
@@ -14,12 +16,16 @@ strategy's weighted exploitability and value.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import pathlib
 import sys
+import time
 from collections.abc import Callable
 
 from solver import results
+from solver.bench import peak_memory_mb
+from solver.public.parts import first_twin
 from solver.results import part_directory
 
 
@@ -29,19 +35,71 @@ def run_parts(args, game, directory: pathlib.Path, parts: list, selected: list,
     returns its summary), skipping finished ones on --resume; after each, rewrite the
     combined summary of every sub-game finished in `directory` (by this run or another)."""
     directory = pathlib.Path(directory)
+    selected = _with_twins(parts, selected)
     for index, part in enumerate(selected, start=1):
         sub = part_directory(directory, part)
         if args.resume and _finished_summary(sub) is not None:
             print(f"[{index}/{len(selected)}] {part.label}: finished in {sub}, skipped",
                   file=sys.stderr)
             continue
-        print(f"[{index}/{len(selected)}] {part.label} -> {sub}", file=sys.stderr)
-        resume = args.resume and (sub / results.CHECKPOINT_FILE).exists()
-        solve_one(argparse.Namespace(**{**vars(args), "resume": resume}), game, sub, part)
+        twin = first_twin(parts, part)
+        if twin is not part:
+            print(f"[{index}/{len(selected)}] {part.label} is the same game as {twin.label}: "
+                  f"its strategy, measured in {part.label}'s own tree -> {sub}", file=sys.stderr)
+            summary = record_twin(game, directory, part, twin)
+            print(f"{part.label}: exploitability {summary['exploitability']:.6g}, value "
+                  f"{summary['game_value']:+.6f} (measured in {summary['measure_seconds']:.0f} s, "
+                  f"its tree built in {summary['compile_seconds']:.0f} s)")
+        else:
+            print(f"[{index}/{len(selected)}] {part.label} -> {sub}", file=sys.stderr)
+            resume = args.resume and (sub / results.CHECKPOINT_FILE).exists()
+            solve_one(argparse.Namespace(**{**vars(args), "resume": resume}), game, sub, part)
         write_combined(game, directory, parts)
     combined = write_combined(game, directory, parts)
     print(format_combined(combined, directory))
     return 0
+
+
+def _with_twins(parts: list, selected: list) -> list:
+    """`selected` in order, each sub-game that is the same game as an earlier one
+    (`PublicGame.identity`) preceded by that one if it is not selected itself: it is solved
+    once, and the others take its strategy."""
+    order = []
+    for part in selected:
+        twin = first_twin(parts, part)
+        order += [p for p in (twin, part) if p not in order]
+    return order
+
+
+def record_twin(game, directory: pathlib.Path, part, twin) -> dict:
+    """Save sub-game `part`, the same game as the solved `twin`, from the twin's solve: the
+    same strategy (the two trees differ only in the names of the cards, so the tables line
+    up), its exploitability and value measured exactly in `part`'s own tree (built for
+    that); the twin's curve. Its summary names the twin (`same_game_as`); its directory holds
+    no strategy of its own (`results.load_result` reads the twin's). Returns the summary."""
+    from solver.public.solve import solver_for  # imported on use, as solve's engines are
+    from solver.public.tree import tree_name
+
+    source = results.load_result(part_directory(directory, twin))
+    name = tree_name(game, part)
+    start = time.perf_counter()
+    solver = solver_for(game, dataclasses.replace(source.policy, game_string=name))
+    built = time.perf_counter() - start
+    exploitability, value = solver.exploitability(), solver.game_value()
+    sizes = {**source.summary["tree_sizes"], "part": part.label, **solver.tree.sizes()}
+    summary = {**source.summary, "game": name, "same_game_as": twin.label,
+               "exploitability": exploitability, "game_value": value, "seconds": 0.0,
+               "compile_seconds": built, "measure_seconds": time.perf_counter() - start - built,
+               "peak_memory_mb": peak_memory_mb(), "tree_sizes": sizes,
+               "git_commit": results.git_commit(),
+               "how": f"the strategy of {twin.label} (the same game: `PublicGame.identity`), "
+                      f"measured in this sub-game's own tree; curve.csv is {twin.label}'s"}
+    sub = part_directory(directory, part)
+    sub.mkdir(parents=True, exist_ok=True)
+    results.atomic_write_bytes(sub / results.CURVE_FILE,
+                               (part_directory(directory, twin) / results.CURVE_FILE).read_bytes())
+    results.write_summary(sub, summary)
+    return summary
 
 
 def write_combined(game, directory: pathlib.Path, parts: list) -> dict:

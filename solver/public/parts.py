@@ -47,3 +47,9 @@ def part_named(game, label: str | None) -> PublicGame:
             return part
     raise ValueError(f"{game} has no sub-game {label!r}; its sub-games: "
                      + ", ".join(part.label or "(one)" for part in parts))
+
+
+def first_twin(parts: list[PublicGame], part: PublicGame) -> PublicGame:
+    """The first of `parts` that is the same game as `part` (`PublicGame.identity`): `part`
+    itself unless an earlier sub-game is it under other names."""
+    return next(other for other in parts if other.identity() == part.identity())
