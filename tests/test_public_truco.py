@@ -283,7 +283,8 @@ def test_vira_classes_that_are_the_same_game_are_solved_once(tmp_path, capsys):
     out = tmp_path / "truco"
     assert cli.main(["solve", game_string, "--engine", "public", "--iterations", "20",
                      "--part", "vira 3", "--out", str(out), "--quiet"]) == 0
-    assert "vira 3 is the same game as vira 2" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "[1/2] vira 2 ->" in err and "[2/2] vira 3 is the same game as vira 2" in err
     recorded = json.loads((out / "vira_3" / "summary.json").read_text())
     assert recorded["same_game_as"] == "vira 2" and recorded["seconds"] == 0.0
     assert not (out / "vira_3" / "strategy.npz").exists()

@@ -66,8 +66,9 @@ def _with_twins(parts: list, selected: list) -> list:
     once, and the others take its strategy."""
     order = []
     for part in selected:
-        twin = first_twin(parts, part)
-        order += [p for p in (twin, part) if p not in order]
+        for needed in (first_twin(parts, part), part):
+            if needed not in order:
+                order.append(needed)
     return order
 
 
