@@ -269,7 +269,7 @@ def load_result(directory: pathlib.Path) -> SavedResult:
     directory = pathlib.Path(directory)
     summary = read_summary(directory)
     twin = summary.get("same_game_as")  # a sub-game solved as another (`record_twin`)
-    source = part_directory_named(directory.parent, twin) if twin else directory
+    source = strategy_directory(directory)
     compact = not (source / STRATEGY_FILE).exists() and (source / COMPACT_FILE).exists()
     path = source / (COMPACT_FILE if compact else STRATEGY_FILE)
     policy = load_compact(path) if compact else _load_strategy(path)
@@ -281,6 +281,14 @@ def load_result(directory: pathlib.Path) -> SavedResult:
     if isinstance(policy, AveragePolicy):
         _check_policy_shapes(path, policy)
     return SavedResult(directory, summary, policy, read_curve(directory / CURVE_FILE), compact)
+
+
+def strategy_directory(directory: pathlib.Path) -> pathlib.Path:
+    """Where a result's strategy files are: its own directory, or for a sub-game recorded as
+    the same game as another (`same_game_as`), the other's."""
+    directory = pathlib.Path(directory)
+    twin = read_summary(directory).get("same_game_as")
+    return part_directory_named(directory.parent, twin) if twin else directory
 
 
 def _load_strategy(path: pathlib.Path) -> AveragePolicy | PublicPolicy:

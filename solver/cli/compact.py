@@ -7,8 +7,9 @@ far less than the a priori bound of `solver.compact`, so the command measures th
 back from the very bytes it writes, exactly (the engine's own best response), and records it in
 summary.json beside the original's: `"compact": {file, bytes, step, exploitability,
 game_value}`. A game solved vira class by vira class is compacted part by part (a class that
-holds only its compact file, already measured, is kept as it is), and its DIR/summary.json gets
-the weighted sums (`solve_parts.write_combined`).
+holds only its compact file, already measured, is kept as it is; a class recorded as the same
+game as another, `same_game_as`, has no file of its own: the other's is measured in its tree),
+and its DIR/summary.json gets the weighted sums (`solve_parts.write_combined`).
 """
 from __future__ import annotations
 
@@ -66,7 +67,10 @@ def _check_compactable(directory: pathlib.Path) -> None:
     else:
         directories = [pathlib.Path(directory)]
     for each in directories:
-        if not (each / results.STRATEGY_FILE).exists() and not _already_compact(each):
+        source = results.strategy_directory(each)
+        measurable = (source / results.STRATEGY_FILE).exists() or (
+            _is_twin(each) and (source / COMPACT_FILE).exists())
+        if not measurable and not _already_compact(each):
             raise ValueError(f"{each}: no {results.STRATEGY_FILE} to compact (the compact file "
                              f"is made from it; solve the game first)")
 
@@ -74,33 +78,46 @@ def _check_compactable(directory: pathlib.Path) -> None:
 def _already_compact(directory: pathlib.Path) -> bool:
     """Whether a result holds only its compact file, already measured (its strategy.npz gone,
     as on a fresh clone): compacting keeps it as it is."""
-    return ((directory / COMPACT_FILE).exists()
+    return ((results.strategy_directory(directory) / COMPACT_FILE).exists()
             and "compact" in results.read_summary(directory))
 
 
 def _compact_or_keep(directory: pathlib.Path) -> None:
     """Compact one result directory, or say that it already is."""
-    if (directory / results.STRATEGY_FILE).exists():
+    if (results.strategy_directory(directory) / results.STRATEGY_FILE).exists() or (
+            _is_twin(directory) and not _already_compact(directory)):
         _compact_result(directory)
     else:
         print(f"{directory}: already compact ({COMPACT_FILE}, no {results.STRATEGY_FILE})",
               flush=True)
 
 
+def _is_twin(directory: pathlib.Path) -> bool:
+    """Whether a result is a sub-game recorded as the same game as another (`same_game_as`)."""
+    return results.strategy_directory(directory) != pathlib.Path(directory)
+
+
 def _compact_result(directory: pathlib.Path) -> dict:
     """Write the compact file of one result directory, record its measures in summary.json
-    and print them; the record."""
+    and print them; the record. A sub-game recorded as the same game as another gets no file
+    of its own: the other's compact strategy (the same bytes) is measured in its tree."""
     saved = results.load_result(directory)
     game = load_game_checked(results.base_game_string(saved.game_string))
-    data, exploitability, value = _compact_and_measure(game, saved.policy)
+    if saved.compact:  # a twin whose twin holds only its compact file: that is the strategy
+        data, (exploitability, value) = b"", _measure(game, saved.policy)
+    else:
+        data, exploitability, value = _compact_and_measure(game, saved.policy)
     record = {"file": COMPACT_FILE, "bytes": len(data), "step": STEP_TEXT,
               "exploitability": exploitability, "game_value": value}
-    results.atomic_write_bytes(saved.path / COMPACT_FILE, data)
+    source = results.strategy_directory(directory)
+    if _is_twin(directory):
+        record.update(file=f"../{source.name}/{COMPACT_FILE}", bytes=0)
+    else:
+        results.atomic_write_bytes(saved.path / COMPACT_FILE, data)
     results.write_summary(saved.path, _with_record(saved.summary, record))
-    original = (saved.path / results.STRATEGY_FILE).stat().st_size
-    print(f"{saved.path}: {COMPACT_FILE} {len(data):,} bytes (strategy.npz {original:,}); "
-          f"exploitability {exploitability:.6g} (original {saved.summary['exploitability']:.6g})"
-          f", value {value:+.6f}", flush=True)
+    print(f"{saved.path}: {record['file']} {record['bytes']:,} bytes; exploitability "
+          f"{exploitability:.6g} (original {saved.summary['exploitability']:.6g}), value "
+          f"{value:+.6f}", flush=True)
     return record
 
 
@@ -117,6 +134,12 @@ def _compact_and_measure(game, policy) -> tuple[bytes, float, float]:
     data = compact_bytes(policy, solver.tree)
     solver.load_policy(policy_from_compact(data))
     return data, solver.exploitability(), solver.game_value()
+
+
+def _measure(game, policy) -> tuple[float, float]:
+    """The exploitability and value of a public-tree policy, exact."""
+    solver = solver_for(game, policy)
+    return solver.exploitability(), solver.game_value()
 
 
 def _with_record(summary: dict, record: dict) -> dict:

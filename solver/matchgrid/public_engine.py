@@ -51,7 +51,8 @@ import numpy as np
 from solver.cfr import run_iterations
 from solver.matchgrid import blind_hand
 from solver.matchgrid.engine import HandSolution
-from solver.public.cfr import THREADS_VARIABLE, PublicPolicy, PublicSolver
+from solver.cores import THREADS_VARIABLE
+from solver.public.cfr import PublicPolicy, PublicSolver
 from solver.public.parts import part_named, public_parts
 from solver.public.solve import make_solver
 from solver.public.tree import PlayTree, is_terminal, load_play_tree, outcome_of, tree_name

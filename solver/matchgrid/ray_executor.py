@@ -14,7 +14,7 @@ import os
 from solver.matchgrid.fixed_point import Settings, StateSolution
 from solver.matchgrid.runner import EngineChoice, solve_one
 from solver.matchgrid.states import MatchSpec
-from solver.public.cfr import THREADS_VARIABLE
+from solver.cores import THREADS_VARIABLE
 
 logger = logging.getLogger(__name__)
 

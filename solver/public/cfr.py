@@ -26,12 +26,12 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import math
-import os
 
 import numpy as np
 
 from games.tricks import PublicGame
 from solver.cfr import SolverState
+from solver.cores import default_threads
 from solver.public import _kernels as kernels
 from solver.public.parts import part_named
 from solver.public.tree import PlayTree, is_terminal, load_play_tree, tree_name
@@ -45,7 +45,6 @@ NO_ROWS = np.zeros((2, 0))
 # Trees with fewer decision nodes walk in one thread: a pass takes well under 10 ms there, and
 # the threads' hand-offs would eat what they save.
 PARALLEL_NODES = 200_000
-THREADS_VARIABLE = "TRICKSOLVER_THREADS"
 
 
 class Deals:
@@ -179,19 +178,6 @@ class Passes:
         coupling1 = np.ascontiguousarray(coupling.T)
         kernels.joint_pass(self.walk, self.scratch, _vector(reach0), _vector(reach1), table,
                            prediction, out, coupling, coupling1, own_out, chance_out)
-
-
-def default_threads() -> int:
-    """Threads of a value pass: $TRICKSOLVER_THREADS (processes that share the cores with
-    others, like `solve-match`'s workers, set it to 1), else the cores this process may use."""
-    value = os.environ.get(THREADS_VARIABLE)
-    if value is None:
-        if hasattr(os, "sched_getaffinity"):  # Linux: the cores this process may run on
-            return len(os.sched_getaffinity(0))
-        return os.cpu_count() or 1
-    if not value.isdigit() or int(value) < 1:
-        raise ValueError(f"{THREADS_VARIABLE}={value!r}: give a whole number of threads, 1 or more")
-    return int(value)
 
 
 class RootSplit:

@@ -22,6 +22,12 @@ are shared by all nodes with the same cards on the table; a face-up play maps th
 onto the child's (r loses the card; `map_slot` is its column) and filters the other player's
 (the card is no longer available to him); a covered play is one public edge whose map sends
 each entry to one child entry per class it could have covered (r loses it, c gains it).
+
+A big tree (a full-size Truco class: 254 M public nodes, an hour's walk in Python) is built in
+as many processes as there are cores: the root's subtrees are walked by forked workers, each
+with a builder of its own, and appended in the root's order by the parent's builder, which
+renumbers their lists, maps and outcomes as a single walk would have (`_Builder.adopt`), so
+the tree is the same, array for array.
 """
 from __future__ import annotations
 
@@ -29,6 +35,7 @@ import array
 import dataclasses
 import hashlib
 import itertools
+import multiprocessing
 import os
 import pathlib
 import sys
@@ -37,9 +44,14 @@ import numpy as np
 
 from games import tricks
 from solver.cache import cache_dir, source_digest
+from solver.cores import default_threads
 from solver.public.parts import part_named
 
 COVERED_EDGE = -1  # edge_action of a covered play: one public edge for every class covered
+BET, FACE_UP, COVERED = 0, 1, 2  # the builder's kinds of move out of a decision node
+# A tree with more decision nodes than this is built in several processes (`build_play_tree`):
+# below it, starting them costs more than it saves.
+PARALLEL_BUILD_NODES = 100_000
 
 Entry = tuple[tuple[int, ...], tuple[int, ...]]  # (unplayed classes r, covered classes c)
 
@@ -191,7 +203,7 @@ class _Builder:
     buffers (`array.array`, a few bytes per edge: a full-size Truco class has 2.5e8): a node's
     edges are reserved when it is reached, and filled as its children are numbered."""
 
-    def __init__(self, game: tricks.PublicGame):
+    def __init__(self, game: tricks.PublicGame, budget: int = sys.maxsize):
         self.game = game
         self.num_classes = len(game.class_counts)
         empty = (0,) * self.num_classes
@@ -215,14 +227,19 @@ class _Builder:
         self.child, self.edge_map = array.array("i"), array.array("i")  # edge_map: two per edge
         self.edge_action = array.array("h")
         self.table_size = [0, 0]
+        self.budget = budget
 
     # --- lists and maps ------------------------------------------------------------------------
-    def list_id(self, own: tuple[int, ...], other: tuple[int, ...], covered: int) -> int:
+    def list_id(self, own: tuple[int, ...], other: tuple[int, ...], covered: int,
+                rows: list[Entry] | None = None) -> int:
+        """The id of the list with these cards on the table, numbered when first asked for
+        (its entries: `rows` if another builder enumerated them already)."""
         key = (own, other, covered)
         found = self.lists.get(key)
         if found is not None:
             return found
-        rows = _entries(own, other, covered, self.game.class_counts, self.game.hand_size)
+        if rows is None:
+            rows = _entries(own, other, covered, self.game.class_counts, self.game.hand_size)
         self.lists[key] = len(self.list_keys)
         self.list_keys.append(key)
         self.list_rows.append(rows)
@@ -275,12 +292,28 @@ class _Builder:
         if public.is_over():
             key = (float(public.returns()[0]), bool(public.whole_match))
             return -1 - self.outcomes.setdefault(key, len(self.outcomes))
+        if len(self.node_player) >= self.budget:
+            raise _OverBudget
+        node, first, moves = self.open_node(public, lists)
+        for k, move in enumerate(moves):
+            action, child_state, child_lists, maps = self.child_of(public, lists, move)
+            self._edge(first + k, action, self.node(child_state, child_lists), maps)
+        return node
+
+    def open_node(self, public: tricks.PublicMachine, lists: tuple[int, int]
+                  ) -> tuple[int, int, list[tuple[int, int]]]:
+        """Numbers the decision node `public` and reserves its edges: (node, first edge, its
+        moves in edge order: (BET, action), (FACE_UP, class), (COVERED, 0))."""
         node = len(self.node_player)
         actor = public.to_act
         bets = public.legal_actions()
         own = lists[actor]
         card_turn = (2 if self.game.may_cover(public) else 1) if public.is_card_turn() else 0
-        items = self.list_items[own] if card_turn else ()
+        moves = [(BET, action) for action in bets]
+        if card_turn:
+            moves += [(FACE_UP, item) for item in self.list_items[own]]
+            if card_turn == 2:
+                moves.append((COVERED, 0))
         self.node_player.append(actor)
         self.node_nbet.append(len(bets))
         self.node_card_turn.append(card_turn)
@@ -289,29 +322,26 @@ class _Builder:
         self.table_size[actor] += (len(self.list_rows[own]) * len(bets)
                                    + card_turn * self.list_width[own])
         first = len(self.child)
-        width = len(bets) + len(items) + (card_turn == 2)
         self.child_start.append(first)
-        self.child.extend(itertools.repeat(0, width))
-        self.edge_action.extend(itertools.repeat(0, width))
-        self.edge_map.extend(itertools.repeat(-1, 2 * width))
-        for k, action in enumerate(bets):
-            child_state = public.clone()
-            child_state.apply(action)
-            self._edge(first + k, action, self.node(child_state, lists), (-1, -1))
-        edge = first + len(bets)
-        for item in items:
-            child_state = public.clone()
-            self.game.play_card(child_state, item, False)
-            child_lists, maps = self.card_play(lists, actor, item)
-            self._edge(edge, self.game.card_action(item, False, False),
-                       self.node(child_state, child_lists), maps)
-            edge += 1
-        if card_turn == 2:
-            child_state = public.clone()
-            self.game.play_card(child_state, 0, True)
-            child_lists, maps = self.card_play(lists, actor, -1)
-            self._edge(edge, COVERED_EDGE, self.node(child_state, child_lists), maps)
-        return node
+        self.child.extend(itertools.repeat(0, len(moves)))
+        self.edge_action.extend(itertools.repeat(0, len(moves)))
+        self.edge_map.extend(itertools.repeat(-1, 2 * len(moves)))
+        return node, first, moves
+
+    def child_of(self, public: tricks.PublicMachine, lists: tuple[int, int],
+                 move: tuple[int, int]) -> tuple[int, tricks.PublicMachine, tuple, tuple]:
+        """(edge action, state, lists, maps of the actor's list and the other's; -1 where
+        nothing is mapped) after one of `open_node`'s moves."""
+        kind, value = move
+        child_state = public.clone()
+        if kind == BET:
+            child_state.apply(value)
+            return value, child_state, lists, (-1, -1)
+        covered = kind == COVERED
+        self.game.play_card(child_state, value, covered)
+        child_lists, maps = self.card_play(lists, public.to_act, -1 if covered else value)
+        action = COVERED_EDGE if covered else self.game.card_action(value, False, False)
+        return action, child_state, child_lists, maps
 
     def _edge(self, edge: int, action: int, child: int, maps: tuple[int, int]) -> None:
         self.child[edge] = child
@@ -341,6 +371,63 @@ class _Builder:
                 self.other_map(lists[1 - actor], child_other))
         self.card_plays[key] = child_lists, maps
         return child_lists, maps
+
+    def root_lists(self) -> tuple[int, int]:
+        """Both players' lists at the root (nothing on the table)."""
+        empty = (0,) * self.num_classes
+        return (self.list_id(empty, empty, 0),) * 2
+
+    # --- a tree built in parts -----------------------------------------------------------------
+    def fragment(self, value: int) -> dict:
+        """What this builder holds, to be appended to another's (`adopt`): its buffers, its
+        lists, maps and outcomes in the order they were numbered, and `value`, the child value
+        of the subtree it built."""
+        return {"value": value, "table_size": list(self.table_size),
+                "list_keys": self.list_keys, "list_rows": self.list_rows,
+                "map_keys": list(self.maps),
+                "map_parts": self.map_parts, "outcome_keys": list(self.outcomes),
+                **{name: getattr(self, name) for name in _BUFFERS}}
+
+    def adopt(self, fragment: dict) -> int:
+        """Appends a subtree built by another builder (`fragment`), numbered as if this builder
+        had walked it next: its lists, maps and outcomes are renumbered here in the order they
+        were met there (so new ones get the ids a walk from here would have given them), its
+        nodes, edges and table entries follow this builder's. Returns its child value here."""
+        lists = np.array([self.list_id(*key, rows) for key, rows
+                          in zip(fragment["list_keys"], fragment["list_rows"])], dtype=np.int32)
+        maps = np.array([self._adopted_map(key, part, lists) for key, part
+                         in zip(fragment["map_keys"], fragment["map_parts"])], dtype=np.int32)
+        outcomes = np.array([self.outcomes.setdefault(key, len(self.outcomes))
+                             for key in fragment["outcome_keys"]], dtype=np.int32)
+        node_offset, edge_offset = len(self.node_player), len(self.child)
+        arrays = {name: _numpy(fragment[name], _BUFFERS[name]) for name in _BUFFERS}
+        player = arrays["node_player"]
+        child = arrays["child"].astype(np.int64)
+        terminal = child < 0
+        child[~terminal] += node_offset
+        child[terminal] = -1 - outcomes[-1 - child[terminal]]
+        edge_map = arrays["edge_map"]
+        edge_map = np.where(edge_map >= 0, maps[np.maximum(edge_map, 0)], -1)
+        renumbered = {
+            "node_list": lists[arrays["node_list"]],
+            "node_table": arrays["node_table"] + np.array(self.table_size)[player],
+            "child_start": arrays["child_start"] + edge_offset,
+            "child": child, "edge_map": edge_map}
+        for name, dtype in _BUFFERS.items():
+            values = renumbered.get(name, arrays[name])
+            getattr(self, name).frombytes(np.ascontiguousarray(values, dtype=dtype).tobytes())
+        for p in (0, 1):
+            self.table_size[p] += fragment["table_size"][p]
+        value = fragment["value"]
+        return value + node_offset if value >= 0 else -1 - int(outcomes[-1 - value])
+
+    def _adopted_map(self, key: tuple, part: tuple, lists: np.ndarray) -> int:
+        """The id here of another builder's map (its key names that builder's lists)."""
+        parent, child, item, covered = key
+        key = (int(lists[parent]), int(lists[child]), item, covered)
+        if key not in self.maps:
+            self._add_map(key, *part)
+        return self.maps[key]
 
     def finish(self, game_string: str) -> PlayTree:
         self.child_start.append(len(self.child))
@@ -387,6 +474,16 @@ class _Builder:
         )
 
 
+# The builder's typed buffers, by the numpy type of their items.
+_BUFFERS = {"node_player": np.int8, "node_nbet": np.int8, "node_card_turn": np.int8,
+            "node_list": np.int32, "node_table": np.int64, "child_start": np.int64,
+            "child": np.int32, "edge_action": np.int16, "edge_map": np.int32}
+
+
+class _OverBudget(Exception):
+    """A builder with a budget met more decision nodes than it."""
+
+
 def _numpy(buffer: array.array, dtype) -> np.ndarray:
     """A typed buffer as a numpy array of the same item type, without a copy."""
     return np.frombuffer(buffer, dtype=dtype) if len(buffer) else np.zeros(0, dtype=dtype)
@@ -409,18 +506,62 @@ def _starts(sizes: list[int]) -> np.ndarray:
     return starts
 
 
-def build_play_tree(game, part: tricks.PublicGame | None = None) -> PlayTree:
-    """The public play tree of one sub-game of the OpenSpiel `game` (the only one if None)."""
+def build_play_tree(game, part: tricks.PublicGame | None = None,
+                    workers: int | None = None) -> PlayTree:
+    """The public play tree of one sub-game of the OpenSpiel `game` (the only one if None).
+    A tree of more than PARALLEL_BUILD_NODES decision nodes is built in `workers` processes
+    (default: `solver.cores.default_threads()`), the root's subtrees shared out among them and
+    appended in order (`_Builder.adopt`): the same tree, array for array."""
     part = part if part is not None else part_named(game, None)
-    builder = _Builder(part)
-    empty = (0,) * builder.num_classes
+    workers = default_threads() if workers is None else workers
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 10_000))
     try:
-        builder.node(part.root(), (builder.list_id(empty, empty, 0),) * 2)
+        if workers > 1:
+            try:
+                return _walk(part, PARALLEL_BUILD_NODES).finish(tree_name(game, part))
+            except _OverBudget:
+                return _walk_in_parts(part, workers).finish(tree_name(game, part))
+        return _walk(part).finish(tree_name(game, part))
     finally:
         sys.setrecursionlimit(limit)
-    return builder.finish(tree_name(game, part))
+
+
+def _walk(part: tricks.PublicGame, budget: int = sys.maxsize) -> _Builder:
+    """A builder that walked the whole sub-game (_OverBudget past `budget` decision nodes)."""
+    builder = _Builder(part, budget)
+    builder.node(part.root(), builder.root_lists())
+    return builder
+
+
+_FORKED_PART: tricks.PublicGame | None = None  # the sub-game forked workers walk
+
+
+def _walk_in_parts(part: tricks.PublicGame, workers: int) -> _Builder:
+    """A builder that opened the root and adopted each of its subtrees, walked in `workers`
+    forked processes (each by a builder of its own, `_walk_subtree`), in the root's order."""
+    global _FORKED_PART
+    builder = _Builder(part)
+    root, lists = part.root(), builder.root_lists()
+    _, first, moves = builder.open_node(root, lists)
+    _FORKED_PART = part
+    context = multiprocessing.get_context("fork")
+    try:
+        with context.Pool(min(workers, len(moves))) as pool:
+            for k, fragment in enumerate(pool.imap(_walk_subtree, moves)):
+                action, _, _, maps = builder.child_of(root, lists, moves[k])
+                builder._edge(first + k, action, builder.adopt(fragment), maps)
+    finally:
+        _FORKED_PART = None
+    return builder
+
+
+def _walk_subtree(move: tuple[int, int]) -> dict:
+    """In a forked worker: the subtree of the root's `move`, walked by a fresh builder."""
+    builder = _Builder(_FORKED_PART)
+    root, lists = _FORKED_PART.root(), builder.root_lists()
+    _, child_state, child_lists, _ = builder.child_of(root, lists, move)
+    return builder.fragment(builder.node(child_state, child_lists))
 
 
 _ARRAY_FIELDS = tuple(f.name for f in dataclasses.fields(PlayTree)
