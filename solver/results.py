@@ -15,13 +15,11 @@ A result directory holds
                    exploitability, game value, seconds, peak memory, seed, versions, git commit
                    (and `compact`: the compact file's size, exploitability and value);
   checkpoint.npz   the solver state (`SolverState`) plus the curve so far, for `--resume`.
-Every file is written to a temporary file in the same directory and moved into place with
-`os.replace`, so a killed process leaves either the previous file or the new one, never half
-of one. Loading checks the files and raises `ResultError` (a ValueError) naming the bad file.
+Every file is written atomically (`solver.atomic`), so a killed process leaves either the
+previous file or the new one, never half of one. Loading checks the files and raises `ResultError` (a ValueError) naming the bad file.
 """
 from __future__ import annotations
 
-import contextlib
 import csv
 import dataclasses
 import hashlib
@@ -39,6 +37,7 @@ from importlib import metadata
 import numpy as np
 
 from solver import compact as compact_format
+from solver.atomic import atomic_write_bytes, atomic_write_npz
 from solver.cfr import SolverState
 from solver.history.policy import AveragePolicy
 from solver.public.cfr import ENGINE as PUBLIC_ENGINE, PublicPolicy
@@ -107,35 +106,6 @@ def default_result_dir(game_string: str, root: pathlib.Path = RUNS_ROOT) -> path
     """`runs/<game>/<params-hash>/`, e.g. `runs/le_truc/917a762271/` (runs/ is git-ignored:
     a solve never changes committed files unless its --out names them)."""
     return root / game_short_name(game_string).removeprefix("python_") / params_hash(game_string)
-
-
-@contextlib.contextmanager
-def _atomic_file(path: pathlib.Path):
-    """A binary file handle whose contents replace `path` only once written and fsynced (a
-    temporary file beside it, then `os.replace`)."""
-    path = pathlib.Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(temporary, "wb") as handle:
-        yield handle
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-
-
-def atomic_write_bytes(path: pathlib.Path, data: bytes) -> None:
-    """Write `data` to `path` through a temporary file and `os.replace` (fsynced)."""
-    with _atomic_file(path) as handle:
-        handle.write(data)
-
-
-def atomic_write_npz(path: pathlib.Path, arrays: dict[str, np.ndarray],
-                     compressed: bool = False) -> None:
-    """`np.savez` (or `np.savez_compressed`) of `arrays` to `path` as `atomic_write_bytes`
-    writes, streamed to the file (a full-size Truco class's tables are 11 GB: no copy in
-    memory)."""
-    with _atomic_file(path) as handle:
-        (np.savez_compressed if compressed else np.savez)(handle, **arrays)
 
 
 def _load_npz(path: pathlib.Path) -> dict[str, np.ndarray]:

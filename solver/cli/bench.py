@@ -10,10 +10,10 @@ import logging
 import pathlib
 
 from solver import bench
+from solver.atomic import atomic_write_bytes
 from solver.cli import positive_float, positive_int
 from solver.bench import (CASES, LE_TRUC_FULL, bench_game, format_full_solve, format_table,
                           full_le_truc_solve, machine_info, peak_memory_mb, warm_up_kernels)
-from solver.results import atomic_write_bytes
 
 
 def add_parser(subparsers) -> None:

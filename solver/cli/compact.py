@@ -16,6 +16,7 @@ from __future__ import annotations
 import pathlib
 
 from solver import results
+from solver.atomic import atomic_write_bytes
 from solver.cli.games import load_game_checked
 from solver.cli.help import HelpFormatter
 from solver.cli.solve_parts import write_combined
@@ -113,7 +114,7 @@ def _compact_result(directory: pathlib.Path) -> dict:
     if _is_twin(directory):
         record.update(file=f"../{source.name}/{COMPACT_FILE}", bytes=0)
     else:
-        results.atomic_write_bytes(saved.path / COMPACT_FILE, data)
+        atomic_write_bytes(saved.path / COMPACT_FILE, data)
     results.write_summary(saved.path, _with_record(saved.summary, record))
     print(f"{saved.path}: {record['file']} {record['bytes']:,} bytes; exploitability "
           f"{exploitability:.6g} (original {saved.summary['exploitability']:.6g}), value "

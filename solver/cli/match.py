@@ -7,11 +7,11 @@ import json
 import pathlib
 import shlex
 
+from solver.atomic import atomic_write_bytes
 from solver.cli import positive_int
 from solver.cli.games import load_game_checked
 from solver.cli.help import HelpFormatter
 from solver.play.match import MatchSummary, format_summary, play_match, pool_matches
-from solver.results import atomic_write_bytes
 
 DEFAULT_HANDS = 1000
 DEFAULT_SEED = 0

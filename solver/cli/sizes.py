@@ -10,9 +10,9 @@ import shlex
 import sys
 import time
 
+from solver.atomic import atomic_write_bytes
 from solver.cli.games import load_game_checked
 from solver.cli.help import HelpFormatter
-from solver.results import atomic_write_bytes
 from solver.sizes import (ALL_EXTRA_GAMES, DEFAULT_GAMES, DEFAULT_WALKS, PILOT_WALKS,
                           TRAVERSAL_LIMIT, TreeSize, check_samples, measure)
 from solver.sizes import truco_public

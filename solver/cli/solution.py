@@ -15,6 +15,7 @@ import shlex
 import numpy as np
 
 from solver import results
+from solver.atomic import atomic_write_bytes
 from solver.cli.games import load_game_checked
 from solver.cli.help import HelpFormatter
 from solver.cli.solve import require_history_tree
@@ -172,10 +173,10 @@ def _exploit_bots(args) -> int:
                                "loss_to_equilibrium_mean": row.loss_to_equilibrium_mean})
         print(_bot_row_line(record["bots"][-1]), flush=True)
     if args.json:
-        results.atomic_write_bytes(pathlib.Path(args.json),
+        atomic_write_bytes(pathlib.Path(args.json),
                                    (json.dumps(record, indent=1) + "\n").encode())
     if args.markdown:
-        results.atomic_write_bytes(pathlib.Path(args.markdown), _bots_markdown(record).encode())
+        atomic_write_bytes(pathlib.Path(args.markdown), _bots_markdown(record).encode())
     return 0
 
 

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 
 from solver import results
+from solver.atomic import atomic_write_bytes
 from solver.bench import peak_memory_mb
 from solver.public.parts import first_twin
 from solver.results import part_directory
@@ -97,7 +98,7 @@ def record_twin(game, directory: pathlib.Path, part, twin) -> dict:
                       f"measured in this sub-game's own tree; curve.csv is {twin.label}'s"}
     sub = part_directory(directory, part)
     sub.mkdir(parents=True, exist_ok=True)
-    results.atomic_write_bytes(sub / results.CURVE_FILE,
+    atomic_write_bytes(sub / results.CURVE_FILE,
                                (part_directory(directory, twin) / results.CURVE_FILE).read_bytes())
     results.write_summary(sub, summary)
     return summary
@@ -112,7 +113,7 @@ def write_combined(game, directory: pathlib.Path, parts: list) -> dict:
     results.write_summary(directory, combined)
     if combined["exploitability"] is not None:
         curve = combined_curve(parts, [part_directory(directory, p) for p in parts])
-        results.atomic_write_bytes(directory / results.CURVE_FILE,
+        atomic_write_bytes(directory / results.CURVE_FILE,
                                    results.curve_csv(curve).encode())
     return combined
 

@@ -25,6 +25,7 @@ import pathlib
 import numpy as np
 
 from solver import results
+from solver.atomic import atomic_write_bytes
 from solver.analysis.charts import _save, game_title, plt
 from solver.matchgrid import store
 from solver.matchgrid.chart import draw_score_grid, percent_colour_bar
@@ -125,7 +126,7 @@ def write_by_hand_table(directory: pathlib.Path, out: pathlib.Path) -> list[path
                              row["share"], *(row.get(a, "0.000000") for a in actions)])
     path = pathlib.Path(out) / BY_HAND_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    results.atomic_write_bytes(path, buffer.getvalue().encode())
+    atomic_write_bytes(path, buffer.getvalue().encode())
     return [path]
 
 
@@ -169,8 +170,8 @@ def write_tables(frequencies, out: pathlib.Path, caption: str) -> list[pathlib.P
                 "|" + "---:|" * len(header)]
     markdown += ["| " + " | ".join(map(str, row)) + " |" for row in rows]
     paths = [out / f"{STEM}.csv", out / f"{STEM}.md"]
-    results.atomic_write_bytes(paths[0], buffer.getvalue().encode())
-    results.atomic_write_bytes(paths[1], ("\n".join(markdown) + "\n").encode())
+    atomic_write_bytes(paths[0], buffer.getvalue().encode())
+    atomic_write_bytes(paths[1], ("\n".join(markdown) + "\n").encode())
     return paths
 
 

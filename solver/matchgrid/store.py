@@ -32,6 +32,7 @@ import pathlib
 import shutil
 
 from solver import results
+from solver.atomic import atomic_write_bytes
 from solver.matchgrid.engine import HandSolution
 from solver.matchgrid.fixed_point import StateSolution
 from solver.matchgrid.hand_decisions import BY_HAND_FILE, by_hand_csv
@@ -79,13 +80,13 @@ def save_state(directory: pathlib.Path, solution: StateSolution, run: dict) -> N
     }
     if solution.decisions_by_hand is not None:
         temporary.mkdir(parents=True)
-        results.atomic_write_bytes(temporary / BY_HAND_FILE,
+        atomic_write_bytes(temporary / BY_HAND_FILE,
                                    by_hand_csv(solution.decisions_by_hand).encode())
     if hand.parts is None and hand.policy is None:  # a blind hand: no decision matters
         summary["strategy"] = ("none: nobody sees a card, so every strategy is an equilibrium "
                                "and the value is exact (solver.matchgrid.blind_hand)")
         temporary.mkdir(parents=True, exist_ok=True)
-        results.atomic_write_bytes(temporary / results.CURVE_FILE,
+        atomic_write_bytes(temporary / results.CURVE_FILE,
                                    results.curve_csv(curve).encode())
         results.write_summary(temporary, summary)
     elif hand.parts is None:
@@ -95,7 +96,7 @@ def save_state(directory: pathlib.Path, solution: StateSolution, run: dict) -> N
                    for part in public_parts(load_game(solution.game_string))}
         summary["by_part"] = [_save_part(temporary, summary, label, weights[label], part)
                               for label, part in hand.parts.items()]
-        results.atomic_write_bytes(temporary / results.CURVE_FILE,
+        atomic_write_bytes(temporary / results.CURVE_FILE,
                                    results.curve_csv(curve).encode())
         results.write_summary(temporary, summary)
     if final.exists():
@@ -242,6 +243,6 @@ def write_match(directory: pathlib.Path, spec: MatchSpec, records: dict[ScoreSta
                 summary: dict) -> None:
     """Write match_values.csv, then summary.json (atomically each)."""
     directory = pathlib.Path(directory)
-    results.atomic_write_bytes(directory / VALUES_FILE, values_csv(records).encode())
+    atomic_write_bytes(directory / VALUES_FILE, values_csv(records).encode())
     text = json.dumps(summary, indent=1) + "\n"
-    results.atomic_write_bytes(directory / results.SUMMARY_FILE, text.encode())
+    atomic_write_bytes(directory / results.SUMMARY_FILE, text.encode())

@@ -36,13 +36,13 @@ import dataclasses
 import hashlib
 import itertools
 import multiprocessing
-import os
 import pathlib
 import sys
 
 import numpy as np
 
 from games import tricks
+from solver.atomic import atomic_write_npz
 from solver.cache import cache_dir, source_digest
 from solver.cores import default_threads
 from solver.public.parts import part_named
@@ -604,11 +604,8 @@ def load_play_tree(game, part: tricks.PublicGame | None = None, cache: bool = Tr
         return PlayTree(game_string=name, hands=hands, class_counts=tuple(part.class_counts),
                         list_keys=keys, **fields)
     tree = build_play_tree(game, part)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(f".{os.getpid()}.tmp.npz")
     keys = np.array([own + other + (covered,) for own, other, covered in tree.list_keys],
                     dtype=np.int8)
-    np.savez(temporary, list_keys=keys, hands=np.array(tree.hands, dtype=np.int8),
-             **{name: getattr(tree, name) for name in _ARRAY_FIELDS})
-    os.replace(temporary, path)
+    atomic_write_npz(path, dict(list_keys=keys, hands=np.array(tree.hands, dtype=np.int8),
+                                **{name: getattr(tree, name) for name in _ARRAY_FIELDS}))
     return tree
