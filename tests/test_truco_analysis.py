@@ -275,7 +275,7 @@ def test_truco_bluffing_chart_one_order_and_the_game_actions(paulista):
 
 
 def test_truco_action_evs_and_flags(paulista):
-    """Item 10: each action's EV from the public engine (`public.action_values`): at the
+    """Item 10: each action's EV from the public engine (`public.BranchStats`): at the
     opening (one row per hand) the frequencies weight them into the hand's EV, and mixing
     hands are flagged indifferent; the flags reach the tables."""
     from solver.analysis import contexts, tables
@@ -321,3 +321,94 @@ def test_truco_follower_split_by_lead_card(paulista):
             for action, total in mass.items():
                 assert split.frequency[row, split.actions.index(action)] == pytest.approx(
                     total / weight, abs=1e-9)
+
+
+def test_every_action_value_of_one_pass_is_the_action_played_purely(paulista):
+    """The fast path of the action EVs (one `EXPECT_ACTIONS` pass records every action's value)
+    pinned to the slow exact one it replaced: play the action purely at the node, the average
+    policy everywhere else, and record the row's counterfactual value (one pass per node and
+    column, on a few nodes of each player, betting and card columns)."""
+    from solver.public import _kernels as kernels
+    from solver.public.cfr import Tables
+
+    game, directory, _ = paulista
+    part = public_parts(game)[-1]
+    solver = _solver(game, directory, part)
+    tree, tables = solver.tree, solver.tables["play"]
+    ones = np.ones(len(solver.deals.hands))
+    coupling = solver.deals.first_hands()
+    for player in (0, 1):
+        recorded = np.zeros(int(tree.table_size[player]))
+        solver.passes.expectation(player, ones, ones, coupling, tables, kernels.AVERAGE,
+                                  recorded, actions=True)
+        nodes = np.flatnonzero(tree.node_player == player)
+        checked = 0
+        for node in nodes[:: max(1, len(nodes) // 12)]:
+            first = int(tree.list_start[int(tree.node_list[node, player])])
+            count = int(tree.list_start[int(tree.node_list[node, player]) + 1]) - first
+            for x in range(count):
+                start, width = analysis.public.row_block(tree, int(node), x)
+                for column in range(width):
+                    pure = tables.average.copy()
+                    own = pure[:tables.split] if player == 0 else pure[tables.split:]
+                    own[start:start + width] = 0.0
+                    own[start + column] = 1.0
+                    values = np.zeros(tree.num_rows(player))
+                    solver.passes.expectation(player, ones, ones, coupling, Tables(
+                        tables.regret, pure, tables.prediction, tables.split),
+                        kernels.AVERAGE, values)
+                    assert recorded[start + column] == values[int(tree.node_row[node]) + x]
+                    checked += 1
+        assert checked > 20
+
+
+def test_one_players_joint_records_are_his_rows_of_both(paulista):
+    """`Passes.joint(only=player)` records that player's rows exactly as the record of both."""
+    from solver.public import _kernels as kernels
+
+    game, directory, _ = paulista
+    solver = _solver(game, directory, public_parts(game)[0])
+    tree, tables = solver.tree, solver.tables["play"]
+    ones = np.ones(len(solver.deals.hands))
+    coupling = solver.deals.first_hands()
+    rows = max(tree.num_rows(0), tree.num_rows(1))
+    own, chance = np.zeros((2, rows)), np.zeros((2, rows))
+    solver.passes.joint(ones, ones, tables, kernels.AVERAGE, coupling=coupling, own_out=own,
+                        chance_out=chance)
+    for player in (0, 1):
+        mine = tree.num_rows(player)
+        own_p, chance_p = np.zeros((1, mine), np.float32), np.zeros((1, mine), np.float32)
+        solver.passes.joint(ones, ones, tables, kernels.AVERAGE, coupling=coupling,
+                            own_out=own_p, chance_out=chance_p, only=player)
+        np.testing.assert_array_equal(own_p[0], own[player, :mine].astype(np.float32))
+        np.testing.assert_array_equal(chance_p[0], chance[player, :mine].astype(np.float32))
+
+
+def test_a_class_analysis_is_kept_with_its_result_and_read_back(paulista, tmp_path):
+    """`part_rows` saves each class's sums (`ANALYSIS_FILE`) beside its strategy; read back
+    with no strategy at all (a full-size class's is not committed) they give the same tables;
+    a class solved again (other iterations) is analysed again."""
+    import shutil
+
+    game, directory, parts = paulista
+    copy = tmp_path / "result"
+    shutil.copytree(directory, copy)
+    before = {label: result for label, result in
+              truco_analysis.analyze_truco_parts(game, directory, parts).items()}
+    for part in public_parts(game):
+        sub = results.part_directory(copy, part)
+        assert (sub / truco_analysis.ANALYSIS_FILE).exists()
+        for name in ("strategy.npz", "strategy.q8.npz.xz"):
+            (sub / name).unlink(missing_ok=True)
+    again = truco_analysis.analyze_truco_parts(game, copy, truco_analysis.truco_rows(game, copy))
+    for label, result in again.items():
+        for table, expected in zip(result.contexts, before[label].contexts):
+            assert table.hands == expected.hands and table.actions == expected.actions
+            np.testing.assert_array_equal(table.frequency, expected.frequency)
+            np.testing.assert_array_equal(table.ev, expected.ev)
+    sub = results.part_directory(copy, public_parts(game)[0])
+    summary = json.loads((sub / "summary.json").read_text())
+    summary["iterations"] += 1
+    (sub / "summary.json").write_text(json.dumps(summary))
+    with pytest.raises(results.ResultError):  # stale: analysed again, from the missing strategy
+        truco_analysis.truco_rows(game, copy)

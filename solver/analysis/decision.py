@@ -5,11 +5,11 @@ The decision is a `solver.public.policy.Spot` (found by the player's hand and th
 far). Its numbers are the charts' (`solver.analysis.public`): the reach is the actor's own
 probability of his actions times chance and the opponent's (one joint pass of the copy of the
 play tree), an action's EV is its counterfactual value (the action played purely there, the
-average policy everywhere else: `action_values`) over the chance-and-opponent weight, in the
-actor's points per hand. In Le Truc's redeal talk the same figures come from the copies' root
-values (`talk_values`). A `DecisionReader` keeps each copy's passes, which do not depend on the
-decision, so that reading many decisions of one solution (`tricksolver play --hint`) costs one
-value pass per action of each.
+average policy everywhere else: `BranchStats.action_value`) over the chance-and-opponent
+weight, in the actor's points per hand. In Le Truc's redeal talk the same figures come from the
+copies' root values (`talk_values`). A `DecisionReader` keeps each copy's passes, which do not
+depend on the decision, so that reading many decisions of one solution (`tricksolver play
+--hint`) costs no further pass.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import dataclasses
 
 import numpy as np
 
-from solver.analysis.public import BranchStats, action_values, talk_values
+from solver.analysis.public import BranchStats, row_block, talk_values
 from solver.public import _kernels as kernels
 from solver.public.cfr import PublicSolver
 from solver.public.policy import Spot, spot_policy
@@ -79,10 +79,9 @@ class DecisionReader:
         stats = self.stats(branch)
         x = tree.entry_index(int(tree.node_list[node, player]), spot.entry)
         row = int(tree.node_row[node]) + x
-        chance = float(stats.chance[player, row])
-        values = action_values(solver, solver.tables[branch], self.reaches[branch],
-                               self.couplings[branch], [node])[node][x, :len(spot.columns)]
-        own = float(stats.own[player, row])
+        chance = float(stats.chance[player][row])
+        values = stats.row_values(player, *row_block(tree, node, x))[:len(spot.columns)]
+        own = float(stats.own[player][row])
         return Decision(spot, probabilities, _per_weight(values, chance), own * chance, own)
 
 

@@ -11,11 +11,10 @@ probability at the node after the call, weighted as in `solver.analysis.contexts
 rows come from the same branch values (`PublicSolver`). Nodes are put in contexts by
 replaying their public actions (`solver.analysis.contexts.classify`).
 
-Action EVs (`action_values`): the value passes record a row's value only where its player acts,
-so the value of each action at a context node is measured by playing that action purely at the
-node (average policy everywhere else) and recording the row's counterfactual value there: one
-extra value pass per player, column and nesting level of the context nodes (nodes of one level
-are never above one another, so one pass serves them all).
+Action EVs: the points pass of each player records every action's counterfactual value at each
+of his rows (the action played there, the average policy everywhere else: `Passes.expectation`
+with `actions`), so a row's value is its policy times them and an action's EV is its value over
+the row's chance-and-opponent weight: one pass per player gives every row's.
 """
 from __future__ import annotations
 
@@ -35,7 +34,7 @@ from solver.analysis.contexts import (
     split_tables,
 )
 from solver.public import _kernels as kernels
-from solver.public.cfr import PublicPolicy, PublicSolver, Tables
+from solver.public.cfr import PublicPolicy, PublicSolver
 from solver.public.solve import solver_for
 from solver.public.tree import is_terminal
 
@@ -53,8 +52,7 @@ def analyze_public(game, policy: PublicPolicy) -> Analysis:
     split_rows: dict = {}
     roots = {}
     for branch in solver.branches:
-        stats = BranchStats(solver, branch, reaches[branch], couplings[branch],
-                            np.flatnonzero(contexts >= 0))
+        stats = BranchStats(solver, branch, reaches[branch], couplings[branch])
         roots[branch] = stats.root_values
         _add_branch_rows(solver, stats, contexts, titles, rows, leads, split_rows)
     deal = deal_values(solver, talk, roots)
@@ -105,100 +103,38 @@ def node_contexts(game, tree) -> tuple[np.ndarray, dict[str, str], dict[int, str
 
 
 class BranchStats:
-    """Per row of one copy, per player: own reach, chance x opponent weight, counterfactual
-    value (points) and win value (win probability - 1/2, counterfactual)."""
+    """One copy of the play tree under the average policies, per player (dicts by player):
+    per row his own reach (`own`), the chance x opponent weight (`chance`) and his win value
+    (`win`: win probability - 1/2, counterfactual); per entry of his table, each action's
+    counterfactual value in points (`action_value`, laid out as his table); his values at the
+    root, per hand (`root_values`). `players`: whose rows (both, or one at a time where memory
+    is short); `dtype`: of the per-row records (float32 halves them at full size)."""
 
     def __init__(self, solver: PublicSolver, branch: str, reach: tuple, coupling: np.ndarray,
-                 action_nodes=None):
+                 players=(0, 1), dtype=np.float64):
         tree = solver.tree
         tables = solver.tables[branch]
         self.average = [tables.average_of(0), tables.average_of(1)]
-        rows = [tree.num_rows(0), tree.num_rows(1)]
-        self.own = np.zeros((2, max(rows)))
-        self.chance = np.zeros((2, max(rows)))
-        solver.passes.joint(reach[0], reach[1], tables, kernels.AVERAGE, coupling=coupling,
-                            own_out=self.own, chance_out=self.chance)
+        self.own, self.chance, self.win, self.action_value, self.root_values = {}, {}, {}, {}, {}
         win_payoff = 0.5 * np.sign(tree.outcome_payoff)
-        self.value, self.win, self.root_values = [], [], []
-        for player in (0, 1):
-            values, wins = np.zeros(rows[player]), np.zeros(rows[player])
-            # the player's values at the root under the average policies; every row's recorded
-            self.root_values.append(solver.passes.expectation(
+        for player in players:
+            rows = tree.num_rows(player)
+            own, chance = np.zeros((1, rows), dtype), np.zeros((1, rows), dtype)
+            solver.passes.joint(reach[0], reach[1], tables, kernels.AVERAGE, coupling=coupling,
+                                own_out=own, chance_out=chance, only=player)
+            self.own[player], self.chance[player] = own[0], chance[0]
+            self.action_value[player] = np.zeros(int(tree.table_size[player]), dtype)
+            self.root_values[player] = solver.passes.expectation(
                 player, reach[player], reach[1 - player], coupling, tables, kernels.AVERAGE,
-                values))
+                self.action_value[player], actions=True)
+            self.win[player] = np.zeros(rows, dtype)
             solver.passes.expectation(player, reach[player], reach[1 - player], coupling, tables,
-                                      kernels.AVERAGE, wins, win_payoff)
-            self.value.append(values)
-            self.win.append(wins)
-        # {node: float64 [actor's rows there, columns]} counterfactual value of each action
-        self.action_value = ({} if action_nodes is None else action_values(
-            solver, tables, reach, coupling, action_nodes))
+                                      kernels.AVERAGE, self.win[player], win_payoff)
 
-
-def _row_blocks(tree, node: int):
-    """(actor, first table entry of each row, width of each row) at a decision node."""
-    player = int(tree.node_player[node])
-    lst = int(tree.node_list[node, player])
-    first, end = int(tree.list_start[lst]), int(tree.list_start[lst + 1])
-    nbet, card_turn = int(tree.node_nbet[node]), int(tree.node_card_turn[node])
-    count = end - first
-    starts = (int(tree.node_table[node]) + np.arange(count) * nbet
-              + card_turn * tree.entry_before[first:end].astype(np.int64))
-    widths = nbet + card_turn * tree.entry_nd[first:end].astype(np.int64)
-    return player, starts, widths
-
-
-def _nesting_levels(tree, nodes) -> dict[int, int]:
-    """{node: how many of `nodes` lie above it} for each of `nodes`."""
-    wanted = {int(n) for n in nodes}
-    levels = {}
-    stack = [(0, 0)]
-    while stack:
-        node, level = stack.pop()
-        if node in wanted:
-            levels[node] = level
-            level += 1
-        for edge in range(tree.child_start[node], tree.child_start[node + 1]):
-            child = int(tree.child[edge])
-            if not is_terminal(child):
-                stack.append((child, level))
-    return levels
-
-
-def action_values(solver, tables: Tables, reach, coupling, nodes) -> dict[int, np.ndarray]:
-    """{node: float64 [actor's rows, columns]}: the actor's counterfactual value of playing each
-    column at the node, the average policy everywhere else (NaN where a row has no such
-    column); divide by the row's chance x opponent weight for an EV."""
-    tree = solver.tree
-    levels = _nesting_levels(tree, nodes)
-    blocks = {node: _row_blocks(tree, node) for node in levels}
-    result = {node: np.full((len(starts), int(widths.max(initial=0))), np.nan)
-              for node, (_, starts, widths) in blocks.items()}
-    groups: dict[tuple, list[int]] = {}
-    for node, level in levels.items():
-        groups.setdefault((blocks[node][0], level), []).append(node)
-    for (player, _), group in groups.items():
-        for column in range(max(result[node].shape[1] for node in group)):
-            average = tables.average.copy()
-            own = average[:tables.split] if player == 0 else average[tables.split:]
-            active = [node for node in group if result[node].shape[1] > column]
-            for node in active:
-                _, starts, widths = blocks[node]
-                has = widths > column
-                entries = np.repeat(starts[has], widths[has]) + (
-                    np.arange(widths[has].sum()) - np.repeat(np.cumsum(widths[has])
-                                                             - widths[has], widths[has]))
-                own[entries] = 0.0
-                own[starts[has] + column] = 1.0
-            record = np.zeros(tree.num_rows(player))
-            solver.passes.expectation(player, reach[player], reach[1 - player], coupling,
-                                      Tables(tables.regret, average, tables.prediction,
-                                             tables.split), kernels.AVERAGE, record)
-            for node in active:
-                has = blocks[node][2] > column
-                rows = int(tree.node_row[node]) + np.flatnonzero(has)
-                result[node][has, column] = record[rows]
-    return result
+    def row_values(self, player: int, start: int, width: int) -> np.ndarray:
+        """float64 [width]: the player's counterfactual value of each action of the row whose
+        table entries start at `start`."""
+        return self.action_value[player][start:start + width].astype(np.float64)
 
 
 def _row_layout(tree, node: int, player: int):
@@ -207,6 +143,15 @@ def _row_layout(tree, node: int, player: int):
     first = int(tree.list_start[lst])
     return first, int(tree.list_start[lst + 1]) - first, int(tree.node_nbet[node]), bool(
         tree.node_card_turn[node])
+
+
+def row_block(tree, node: int, x: int) -> tuple[int, int]:
+    """(first table entry, width) of the actor's row of entry x at a decision node."""
+    player = int(tree.node_player[node])
+    first = int(tree.list_start[int(tree.node_list[node, player])])
+    nbet, cards = int(tree.node_nbet[node]), int(tree.node_card_turn[node])
+    return (int(tree.node_table[node]) + x * nbet + cards * int(tree.entry_before[first + x]),
+            nbet + cards * int(tree.entry_nd[first + x]))
 
 
 def _add_branch_rows(solver, stats: BranchStats, contexts, titles, rows, leads=None,
@@ -229,8 +174,8 @@ def _add_branch_rows(solver, stats: BranchStats, contexts, titles, rows, leads=N
         equity_nodes = _called_nodes(tree, node, nbet) if has_bet_equity(key) else {}
         for x in range(count):
             row = row0 + x
-            own = stats.own[player, row]
-            weight = own * stats.chance[player, row]
+            own = float(stats.own[player][row])
+            weight = own * float(stats.chance[player][row])
             if weight <= 0.0:
                 continue
             remaining, _ = entries[x]
@@ -245,20 +190,19 @@ def _add_branch_rows(solver, stats: BranchStats, contexts, titles, rows, leads=N
             equity = {}
             for bet, called in equity_nodes.items():
                 called_row = int(tree.node_row[called]) + x
-                chance = stats.chance[player, called_row]
-                equity[bet] = (own * (stats.win[player][called_row] + 0.5 * chance),
+                chance = float(stats.chance[player][called_row])
+                equity[bet] = (own * (float(stats.win[player][called_row]) + 0.5 * chance),
                                own * chance)
             hand = tuple(names[r] for r in sorted(solver.deals.hands[
                 int(tree.entry_hand[first + x])], reverse=True))
-            values = stats.action_value.get(int(node))
-            action_ev = (values[x, :width] / stats.chance[player, row] if values is not None
-                         else None)
+            values = stats.row_values(player, start, width)
+            action_ev = values / float(stats.chance[player][row])
             targets = [rows.setdefault(key, {})]
             if leads is not None and int(node) in leads:
                 targets.append(split_rows.setdefault(key, {}).setdefault(leads[int(node)], {}))
             for target in targets:
                 target.setdefault(hand, HandRow(hand)).add(
-                    player, weight, own * stats.value[player][row], labels, probabilities,
+                    player, weight, own * float(probabilities @ values), labels, probabilities,
                     equity, action_ev)
 
 

@@ -35,7 +35,7 @@ its place in the player's unplayed cards (`Play high`, `Play low`, `Play` for th
 and the covered plays likewise (`Play high covered`, ..., `Play covered`).
 
 Each action's EV and the "indifferent" / "rarely reached" flags are Le Truc's
-(`solver.analysis.contexts`, `solver.analysis.public.action_values`); the pé's `follow_S`
+(`solver.analysis.contexts`, `solver.analysis.public.BranchStats`); the pé's `follow_S`
 contexts are also split by the lead card's class (`ContextTable.splits`).
 
 Hands are shown as the player sees them, `vira 7 | Qc 3` (the vira's rank, then the hand
@@ -48,13 +48,17 @@ hands in one list, weighted by the vira's probability) for the tables.
 from __future__ import annotations
 
 import dataclasses
+import pathlib
 
 import numpy as np
+from numba import njit
 
 from games import truco
-from solver.analysis.contexts import (Analysis, ContextTable, HandRow, action_evs,
-                                      attach_splits, context_order, indifferent_shares)
+from solver.analysis.contexts import (INDIFFERENCE_TOLERANCE, Analysis, ContextTable, HandRow,
+                                      action_evs, attach_splits, context_order,
+                                      indifferent_shares)
 from solver.analysis.public import BranchStats
+from solver.atomic import atomic_write_npz
 from solver.public.parts import part_named, public_parts
 from solver.public.solve import solver_for
 from solver.public.tree import COVERED_EDGE, is_terminal
@@ -94,6 +98,273 @@ class PartRows:
     lead_strength: dict = dataclasses.field(default_factory=dict)  # lead label: sort key
 
 
+LABELS = BETTING_COLUMNS + CARD_COLUMNS  # a column label's id is its place here
+COVERED = len(CARD_COLUMNS) // 2  # a covered card's label id: its face-up label's + this
+
+
+ANALYSIS_FILE = "analysis.npz"  # a vira class's `ClassSums`, beside its strategy
+ANALYSIS_FORMAT = 1  # raised whenever what the sums mean changes: older files are recomputed
+
+
+@dataclasses.dataclass
+class ClassSums:
+    """One vira class's analysis as arrays: what `PartRows` is made of, small enough to keep
+    with the result (`ANALYSIS_FILE`, a few MB where the strategy is a GB) so that the
+    whole game's tables can be joined from classes solved in different sessions.
+
+    Per slot (a context, `keys[k]`, or one of the pé's follow contexts given the lead's class:
+    `split_slot`) and hand (`hands`, the play tree's order): the `HandRow` sums weight (reach),
+    player_weight [.., 2], value, flat (`HandRow.flat_weight`), per column label (`LABELS`)
+    mass, action_value, action_weight and whether the hand has that column (present), and
+    the raise's equity (numerator, denominator) where it has one (has_equity). Per seat and
+    hand: deal (the probability of being dealt it) and root_values (its counterfactual value
+    at the deal). `game`, `iterations` and `exploitability`: of the solution it was read from
+(a class re-solved since is analysed again)."""
+
+    keys: np.ndarray  # str [contexts]
+    titles: np.ndarray  # str [contexts]
+    hands: np.ndarray  # int [hands, hand size]
+    classes: int
+    deal: np.ndarray
+    root_values: np.ndarray
+    weight: np.ndarray
+    player_weight: np.ndarray
+    value: np.ndarray
+    flat: np.ndarray
+    mass: np.ndarray
+    action_value: np.ndarray
+    action_weight: np.ndarray
+    present: np.ndarray
+    equity: np.ndarray
+    has_equity: np.ndarray
+    game: str = ""
+    iterations: int = 0
+    exploitability: float = np.nan
+
+    @classmethod
+    def zeros(cls, titles: dict[str, str], hands, classes: int) -> ClassSums:
+        slots, count, labels = len(titles) * (1 + classes), len(hands), len(LABELS)
+        return cls(np.array(list(titles), dtype=str), np.array(list(titles.values()), dtype=str),
+                   np.array(hands, dtype=np.int64).reshape(count, -1), classes,
+                   np.zeros((2, count)), np.zeros((2, count)), np.zeros((slots, count)),
+                   np.zeros((slots, count, 2)), np.zeros((slots, count)),
+                   np.zeros((slots, count)), np.zeros((slots, count, labels)),
+                   np.zeros((slots, count, labels)), np.zeros((slots, count, labels)),
+                   np.zeros((slots, count, labels), dtype=np.bool_),
+                   np.zeros((slots, count, 2)), np.zeros((slots, count), dtype=np.bool_))
+
+    def split_slot(self, key: int, lead: int) -> int:
+        """The slot of context `key` given a lead of class `lead`."""
+        return len(self.keys) + key * self.classes + lead
+
+    def hand_rows(self, slot: int, labels: list[str]) -> dict[str, HandRow]:
+        """{hand label: HandRow} of the hands that reach this slot."""
+        rows = {}
+        for h in np.flatnonzero(self.weight[slot] > 0.0):
+            columns = np.flatnonzero(self.present[slot, h])
+            names = [LABELS[c] for c in columns]
+            rows[labels[h]] = HandRow(
+                labels[h], float(self.weight[slot, h]), float(self.value[slot, h]),
+                {n: float(self.mass[slot, h, c]) for n, c in zip(names, columns)},
+                ({"Raise": [float(x) for x in self.equity[slot, h]]}
+                 if self.has_equity[slot, h] else {}),
+                [float(x) for x in self.player_weight[slot, h]],
+                {n: float(self.action_value[slot, h, c]) for n, c in zip(names, columns)},
+                {n: float(self.action_weight[slot, h, c]) for n, c in zip(names, columns)},
+                float(self.flat[slot, h]))
+        return rows
+
+    def part_rows(self, part) -> PartRows:
+        """The `PartRows` of vira class `part` (hands labelled as its players see them)."""
+        hands = [tuple(int(c) for c in hand) for hand in self.hands]
+        labels = [hand_label(part, hand) for hand in hands]
+        strength = {label: tuple(-c for c in sorted(hand, reverse=True))
+                    for label, hand in zip(labels, hands)}
+        deal = [{label: (float(p), float(v / p) if p > 0 else np.nan)
+                 for label, p, v in zip(labels, self.deal[player], self.root_values[player])}
+                for player in (0, 1)]
+        keys = [str(key) for key in self.keys]
+        rows = {key: by_hand for k, key in enumerate(keys)
+                if (by_hand := self.hand_rows(k, labels))}
+        split_rows, lead_strength = {}, {}
+        for k, key in enumerate(keys):
+            for lead in range(self.classes):
+                by_hand = self.hand_rows(self.split_slot(k, lead), labels)
+                if by_hand:
+                    name = part.rules.class_name(lead, part.vira)
+                    split_rows.setdefault(key, {})[name] = by_hand
+                    lead_strength[name] = -lead
+        return PartRows(part, rows, dict(zip(keys, (str(t) for t in self.titles))), deal,
+                        strength, float(self.exploitability), float(self.root_values[0].sum()),
+                        split_rows, lead_strength)
+
+    def save(self, path: pathlib.Path) -> None:
+        """Write the sums to `path` (npz, atomically)."""
+        arrays = {field.name: np.asarray(getattr(self, field.name))
+                  for field in dataclasses.fields(self)}
+        atomic_write_npz(path, {**arrays, "format": np.asarray(ANALYSIS_FORMAT)},
+                         compressed=True)
+
+    @classmethod
+    def load(cls, path: pathlib.Path) -> ClassSums | None:
+        """The sums saved at `path`, or None if there are none of this format."""
+        if not path.exists():
+            return None
+        with np.load(path, allow_pickle=False) as arrays:
+            if int(arrays["format"]) != ANALYSIS_FORMAT:
+                return None
+            values = {field.name: arrays[field.name] for field in dataclasses.fields(cls)}
+        return cls(**{**values, "classes": int(values["classes"]), "game": str(values["game"]),
+                      "iterations": int(values["iterations"]),
+                      "exploitability": float(values["exploitability"])})
+
+
+class _ContextLayout:
+    """The context nodes of one class's play tree as `_accumulate_rows` reads them: per node
+    its context (an index into `keys`), the lead's class at the pé's follow nodes (-1
+    elsewhere), the raiser's node after an accepted raise where the raise gets an equity (-1
+    elsewhere) and its betting columns' label ids; per list entry met at a card turn its
+    face-up card columns' label ids."""
+
+    def __init__(self, tree, contexts: np.ndarray, leads: dict[int, int], keys: list[str]):
+        self.tree = tree
+        self.nodes = np.flatnonzero(contexts >= 0).astype(np.int32)
+        self.keys = contexts[self.nodes].astype(np.int32)
+        self.leads = np.full(len(self.nodes), -1, dtype=np.int32)
+        if leads:
+            follow = np.fromiter(leads, dtype=np.int64)
+            self.leads[np.searchsorted(self.nodes, follow)] = np.fromiter(leads.values(),
+                                                                          dtype=np.int32)
+        label_of_action = np.array([LABELS.index(name) if name in LABELS else -1
+                                    for name in truco.BETTING_ACTION_NAMES], dtype=np.int8)
+        self.bet_labels, self.called = _bet_columns(
+            self.nodes, tree.child_start, tree.child, tree.edge_action, tree.node_nbet,
+            label_of_action, truco.RAISE, truco.ACCEPT)
+        with_equity = np.array([has_raise_equity(key) for key in keys], dtype=bool)
+        self.called[~with_equity[self.keys]] = -1
+        self.entry_labels = np.full((int(tree.list_start[-1]), 3), -1, dtype=np.int8)
+        by_unplayed: dict[tuple, list[int]] = {}
+        card_turns = self.nodes[tree.node_card_turn[self.nodes] > 0]
+        for lst in np.unique(tree.node_list[card_turns, tree.node_player[card_turns]]):
+            first = int(tree.list_start[lst])
+            for x, (unplayed, _) in enumerate(tree.list_entries(int(lst))):
+                ids = by_unplayed.get(unplayed)
+                if ids is None:
+                    ids = by_unplayed[unplayed] = [LABELS.index(label)
+                                                   for label in card_labels(unplayed, 1)]
+                self.entry_labels[first + x, :len(ids)] = ids
+
+    def accumulate(self, player: int, stats, sums: ClassSums) -> None:
+        """Add the player's rows at every context node to `sums`."""
+        tree = self.tree
+        mine = tree.node_player[self.nodes] == player
+        _accumulate_rows(
+            self.nodes[mine], self.keys[mine], self.leads[mine], self.called[mine],
+            self.bet_labels[mine], tree.node_list, tree.list_start, tree.node_nbet,
+            tree.node_card_turn, tree.node_table, tree.node_row, tree.entry_hand,
+            tree.entry_nd, tree.entry_before, self.entry_labels, player, stats.average[player],
+            stats.own[player], stats.chance[player], stats.win[player],
+            stats.action_value[player], INDIFFERENCE_TOLERANCE, COVERED, len(sums.keys),
+            sums.classes,
+            sums.weight, sums.player_weight, sums.value, sums.flat, sums.mass,
+            sums.action_value, sums.action_weight, sums.present, sums.equity, sums.has_equity)
+
+
+@njit(cache=True)
+def _bet_columns(nodes, child_start, child, edge_action, node_nbet, label_of_action, raise_action,
+                 accept_action):
+    """Per node its betting columns' label ids (int8 [nodes, 3], -1 past its bets) and the
+    raiser's node once his raise there is accepted (int32 [nodes], -1 if he cannot raise)."""
+    labels = np.full((nodes.shape[0], 3), -1, dtype=np.int8)
+    called = np.full(nodes.shape[0], -1, dtype=np.int32)
+    for i in range(nodes.shape[0]):
+        first = child_start[nodes[i]]
+        for b in range(node_nbet[nodes[i]]):
+            action = edge_action[first + b]
+            labels[i, b] = label_of_action[action]
+            if action != raise_action:
+                continue
+            answer = child[first + b]
+            for reply in range(child_start[answer], child_start[answer + 1]):
+                if edge_action[reply] == accept_action:
+                    called[i] = child[reply]
+    return labels, called
+
+
+@njit(cache=True)
+def _accumulate_rows(nodes, node_key, node_lead, node_called, bet_labels, node_list, list_start,
+                     node_nbet, node_card_turn, node_table, node_row, entry_hand, entry_nd,
+                     entry_before, entry_labels, player, average, own, chance, win,
+                     action_value, tolerance, covered, keys, classes, weight, player_weight, value,
+                     flat, mass, action_sum, action_weight, present, equity, has_equity):
+    """`HandRow.add` of every row (reached: own x chance > 0) of the player's context nodes,
+    into its context's slot and, at a follow node, its lead's split slot: the row's policy
+    (its average sums normalised; uniform where they are zero), its value (policy x action
+    values), each action's EV (its value over the row's chance weight), whether at least two
+    EVs are within `tolerance` of the best (flat), the raise's equity at the called node."""
+    for i in range(nodes.shape[0]):
+        n = nodes[i]
+        lst = node_list[n, player]
+        first = list_start[lst]
+        count = list_start[lst + 1] - first
+        nbet = node_nbet[n]
+        cards = node_card_turn[n]
+        slot = np.int64(node_key[i])
+        split = np.int64(keys + slot * classes + node_lead[i] if node_lead[i] >= 0 else -1)
+        for x in range(count):
+            row = node_row[n] + x
+            o = np.float64(own[row])
+            c = np.float64(chance[row])
+            reach = o * c
+            if reach <= 0.0:
+                continue
+            e = first + x
+            nd = entry_nd[e] if cards else 0
+            start = node_table[n] + x * nbet + cards * entry_before[e]
+            width = nbet + cards * nd
+            total = 0.0
+            best = -np.inf
+            for a in range(width):
+                total += np.float64(average[start + a])
+                best = max(best, np.float64(action_value[start + a]) / c)
+            near = 0
+            row_value = 0.0
+            for a in range(width):
+                if np.float64(action_value[start + a]) / c >= best - tolerance:
+                    near += 1
+                probability = (np.float64(average[start + a]) / total if total > 0.0
+                               else 1.0 / width)
+                row_value += probability * np.float64(action_value[start + a])
+            h = entry_hand[e]
+            for s in (slot, split):
+                if s < 0:
+                    continue
+                weight[s, h] += reach
+                player_weight[s, h, player] += reach
+                value[s, h] += o * row_value
+                if width >= 2 and near >= 2:
+                    flat[s, h] += reach
+                for a in range(width):
+                    if a < nbet:
+                        label = bet_labels[i, a]
+                    elif a < nbet + nd:
+                        label = entry_labels[e, a - nbet]
+                    else:
+                        label = entry_labels[e, a - nbet - nd] + covered
+                    probability = (np.float64(average[start + a]) / total if total > 0.0
+                                   else 1.0 / width)
+                    mass[s, h, label] += reach * probability
+                    action_sum[s, h, label] += reach * (np.float64(action_value[start + a]) / c)
+                    action_weight[s, h, label] += reach
+                    present[s, h, label] = True
+                if node_called[i] >= 0:
+                    called_row = node_row[node_called[i]] + x
+                    called_chance = np.float64(chance[called_row])
+                    equity[s, h, 0] += o * (np.float64(win[called_row]) + 0.5 * called_chance)
+                    equity[s, h, 1] += o * called_chance
+                    has_equity[s, h] = True
+
+
 def analyze_truco(game, directory, parts: list[PartRows] | None = None) -> Analysis:
     """Every charted decision context of a solved two-player Truco game, all vira classes in
     one table per context (rows `vira 7 | Qc 3`, weighted by the vira's probability; a
@@ -119,41 +390,45 @@ def truco_rows(game, directory, labels: list[str] | None = None) -> list[PartRow
 
 
 def part_rows(game, part, directory) -> PartRows:
-    """The per-hand sums of every context of one vira class, from its saved solution."""
+    """The per-hand sums of every context of one vira class: its saved `ClassSums`
+    (`ANALYSIS_FILE`) if they were read from the solution saved there now (same game and
+    iterations), else computed from its strategy (`class_sums`) and saved."""
     if not is_truco(game):
         raise ValueError(f"the Truco analysis reads python_truco_paulista or python_trucomano "
                          f"results; this one is for {game}")
-    saved = load_result(part_directory(directory, part))
-    solver = solver_for(game, saved.policy)
-    exploitability = saved.recorded_exploitability  # the compact strategy's, if it was read
-    return rows_of_solver(solver, np.nan if exploitability is None else exploitability)
+    sub = part_directory(directory, part)
+    summary = read_summary(sub)
+    path = sub / ANALYSIS_FILE
+    sums = ClassSums.load(path)
+    if sums is None or (sums.game, sums.iterations) != (summary["game"], summary["iterations"]):
+        saved = load_result(sub)
+        exploitability = saved.recorded_exploitability  # the compact strategy's, if it was read
+        sums = class_sums(solver_for(game, saved.policy),
+                          np.nan if exploitability is None else exploitability)
+        sums.game, sums.iterations = summary["game"], summary["iterations"]
+        sums.save(path)
+    return sums.part_rows(part)
 
 
-def rows_of_solver(solver, exploitability: float = np.nan) -> PartRows:
-    """`PartRows` of a `PublicSolver` of one vira class holding its average policy."""
+def class_sums(solver, exploitability: float = np.nan) -> ClassSums:
+    """`ClassSums` of a `PublicSolver` of one vira class holding its average policy: one
+    player at a time (his rows' records, `BranchStats`, in the table's dtype: float32 halves
+    them at full size; then dropped), summed by `_accumulate_rows`."""
     part, tree = solver.part, solver.tree
     contexts, titles, leads = node_contexts(part, tree)
     ones = np.ones(len(solver.deals.hands))
     coupling = solver.deals.first_hands()
-    stats = BranchStats(solver, "play", (ones, ones), coupling, np.flatnonzero(contexts >= 0))
-    labels = [hand_label(part, hand) for hand in solver.deals.hands]
-    strength = {label: tuple(-c for c in sorted(hand, reverse=True))
-                for label, hand in zip(labels, solver.deals.hands)}
-    deal = []
+    sums = ClassSums.zeros(titles, solver.deals.hands, len(part.class_counts))
+    layout = _ContextLayout(tree, contexts, leads, list(titles))
     for player in (0, 1):
-        probability = coupling.sum(axis=1 - player)
-        values = stats.root_values[player]
-        deal.append({label: (float(p), float(v / p) if p > 0 else np.nan)
-                     for label, p, v in zip(labels, probability, values)})
-    rows: dict[str, dict[str, HandRow]] = {}
-    split_rows: dict = {}
-    _add_rows(solver, stats, contexts, list(titles), labels, rows, leads, split_rows)
-    lead_strength = {part.rules.class_name(c, part.vira): -c for c in set(leads.values())}
-    return PartRows(part, rows, titles, deal, strength, float(exploitability),
-                    float(stats.root_values[0].sum()),
-                    {key: {part.rules.class_name(c, part.vira): by_hand
-                           for c, by_hand in by_lead.items()}
-                     for key, by_lead in split_rows.items()}, lead_strength)
+        stats = BranchStats(solver, "play", (ones, ones), coupling, (player,),
+                            solver.table_dtype)
+        sums.root_values[player] = stats.root_values[player]
+        layout.accumulate(player, stats, sums)
+        del stats
+    sums.deal[:] = np.stack([coupling.sum(axis=1), coupling.sum(axis=0)])
+    sums.exploitability = float(exploitability)
+    return sums
 
 
 def hand_label(part, hand) -> str:
@@ -244,71 +519,9 @@ def card_labels(unplayed: tuple[int, ...], card_turn: int) -> list[str]:
     return face_up + [f"{label} covered" for label in face_up][:len(face_up) * (card_turn - 1)]
 
 
-def _add_rows(solver, stats: BranchStats, contexts, keys, labels, rows, leads=None,
-              split_rows=None) -> None:
-    """Add every context node's rows to rows[key][hand label] (at the pé's follow nodes also
-    to split_rows[key][lead class][hand label])."""
-    tree = solver.tree
-    for node in np.flatnonzero(contexts >= 0):
-        key = keys[contexts[node]]
-        player = int(tree.node_player[node])
-        lst = int(tree.node_list[node, player])
-        first = int(tree.list_start[lst])
-        count = int(tree.list_start[lst + 1]) - first
-        nbet, card_turn = int(tree.node_nbet[node]), int(tree.node_card_turn[node])
-        entries = tree.list_entries(lst)
-        bets = range(tree.child_start[node], tree.child_start[node] + nbet)
-        bet_labels = [truco.BETTING_ACTION_NAMES[int(tree.edge_action[e])] for e in bets]
-        base, row0 = int(tree.node_table[node]), int(tree.node_row[node])
-        average = stats.average[player]
-        called = _called_node(tree, node, nbet) if has_raise_equity(key) else -1
-        for x in range(count):
-            row = row0 + x
-            own = stats.own[player, row]
-            weight = own * stats.chance[player, row]
-            if weight <= 0.0:
-                continue
-            unplayed, _ = entries[x]
-            columns = bet_labels + (card_labels(unplayed, card_turn) if card_turn else [])
-            start = base + x * nbet + card_turn * int(tree.entry_before[first + x])
-            block = average[start:start + len(columns)]
-            total = block.sum()
-            probabilities = (block / total if total > 0
-                             else np.full(len(columns), 1.0 / len(columns)))
-            equity = {}
-            if called >= 0:
-                called_row = int(tree.node_row[called]) + x
-                chance = stats.chance[player, called_row]
-                equity["Raise"] = (own * (stats.win[player][called_row] + 0.5 * chance),
-                                   own * chance)
-            hand = labels[int(tree.entry_hand[first + x])]
-            values = stats.action_value.get(int(node))
-            action_ev = (values[x, :len(columns)] / stats.chance[player, row]
-                         if values is not None else None)
-            targets = [rows.setdefault(key, {})]
-            if leads is not None and int(node) in leads:
-                targets.append(split_rows.setdefault(key, {}).setdefault(leads[int(node)], {}))
-            for target in targets:
-                target.setdefault(hand, HandRow(hand)).add(
-                    player, weight, own * stats.value[player][row], columns, probabilities,
-                    equity, action_ev)
-
-
 def has_raise_equity(key: str) -> bool:
     """Whether raises in a context get an equity (raises at a card turn, not answers)."""
     return key == "open" or key.startswith(("follow", "nondealer_cover", "dealer_cover"))
-
-
-def _called_node(tree, node: int, nbet: int) -> int:
-    """The raiser's node after his raise at `node` is accepted (-1 if he cannot raise)."""
-    for edge in range(tree.child_start[node], tree.child_start[node] + nbet):
-        if int(tree.edge_action[edge]) != truco.RAISE:
-            continue
-        answer = int(tree.child[edge])
-        for reply in range(tree.child_start[answer], tree.child_start[answer + 1]):
-            if int(tree.edge_action[reply]) == truco.ACCEPT:
-                return int(tree.child[reply])
-    return -1
 
 
 # --- tables -------------------------------------------------------------------------------------

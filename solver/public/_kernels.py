@@ -22,7 +22,8 @@ Passes: `value_pass` runs, by its mode, one CFR-family update of p's rows (UPDAT
 scalars of `solver.schedules` in the row update of `solver._update`; both policies by regret
 matching on the regrets, plus the last instantaneous regrets for predictive variants), p's
 best response to q's policy (BEST_RESPONSE: subtrees q never reaches are skipped) or p's values
-with both policies from one table (EXPECT, recording every row's value); `update_iterations`
+with both policies from one table (EXPECT, recording every row's value; EXPECT_ACTIONS, every
+action's value at p's rows); `update_iterations`
 alternates updates over many iterations in one call; `open_root`, `walk_subtrees` and
 `close_root` are `value_pass` with the root's subtrees in threads. `joint_pass` carries
 both reaches: it accumulates player 0's payoff x both reaches into a [hand0, hand1] matrix
@@ -44,7 +45,7 @@ from numba import njit
 
 from solver._update import regret_matching, update_row
 
-UPDATE, BEST_RESPONSE, EXPECT = 0, 1, 2
+UPDATE, BEST_RESPONSE, EXPECT, EXPECT_ACTIONS = 0, 1, 2, 3
 CURRENT, AVERAGE = 0, 1
 
 
@@ -341,10 +342,18 @@ def _close_value(walk, scratch, mode, p, d, coupling, table, prediction, average
         update_row(table, average, base + start, scratch.action_values, scratch.policy,
                    at + start, width, steps[4] * scratch.reach[d, p, x], steps[0], steps[1],
                    steps[2] != 0.0, steps[3])
-    if record.shape[0] > 0:
-        row = walk.node_row[n]
-        for x in range(count):
-            record[row + x] = scratch.values[d, x]
+    if record.shape[0] == 0:
+        return
+    if mode == EXPECT_ACTIONS:
+        if count == 0:
+            return
+        end, width = _row(walk, first, count - 1, nbet, cards)
+        for a in range(end + width):
+            record[walk.node_table[n] + a] = scratch.action_values[at + a]
+        return
+    row = walk.node_row[n]
+    for x in range(count):
+        record[row + x] = scratch.values[d, x]
 
 
 @njit(cache=True, inline="always")
@@ -451,10 +460,12 @@ def value_pass(walk, scratch, mode, p, reach_p, reach_q, coupling, table, predic
     empty), and p's rows of `table`, `average` and `prediction` are updated with `steps`
     (float64 [6], the fields of `solver.schedules.Step`). BEST_RESPONSE: p's best action
     against q's regret matching of `table` (average sums: his average policy). EXPECT: both
-    play regret matching of `table` (+ `prediction`); with a non-empty `record` (float64 [p's
-    rows]) p's value at each of his nodes goes to record[node_row[node] + entry]. Empty
-    arrays where a mode takes nothing; BEST_RESPONSE and EXPECT skip subtrees q never
-    reaches."""
+    play regret matching of `table` (+ `prediction`); with a non-empty `record` (float64 or
+    float32 [p's rows]) p's value at each of his nodes goes to record[node_row[node] + entry].
+    EXPECT_ACTIONS: the same pass, every action's value recorded instead ([p's table entries]:
+    record[node_table[node] + column of the entry's row] is the counterfactual value of that
+    action, both playing `table` below). Empty arrays where a mode takes nothing; BEST_RESPONSE
+    and the EXPECT modes skip subtrees q never reaches (their values are zero)."""
     _start(scratch, p, reach_p, reach_q, out)
     _walk_below(walk, scratch, mode, p, coupling, table, prediction, average, steps, record, 0,
                 walk.node_player.shape[0], -1)
@@ -539,23 +550,24 @@ def update_iterations(walk, scratch, reach, coupling0, coupling1, regret, predic
 # --- the joint pass -------------------------------------------------------------------------
 @njit(cache=True, inline="always")
 def _open_joint(walk, scratch, n, d, table, prediction, coupling0, coupling1, own_out,
-                chance_out):
+                chance_out, only):
     """Open n at depth d: its policy; its actor's own reach and chance x opponent weight
-    recorded if `own_out` is not empty."""
+    recorded if `own_out` is not empty (and `only` is the actor, or -1)."""
     scratch.node[d] = n
     _node_policy(walk, scratch, n, d, table, prediction)
-    if own_out.shape[1] == 0:
-        return
     j = walk.node_player[n]
+    if own_out.shape[1] == 0 or (only >= 0 and j != only):
+        return
+    at = j if only < 0 else 0
     _, count = _list(walk, n, j)
     row = walk.node_row[n]
     for x in range(count):
-        own_out[j, row + x] = scratch.reach[d, j, x]
+        own_out[at, row + x] = scratch.reach[d, j, x]
     _copy_reach(walk, scratch, n, d, 1 - j)
     _couple(walk, coupling0 if j == 0 else coupling1, n, j, d, scratch.gather, scratch.values,
             False)
     for x in range(count):
-        chance_out[j, row + x] = scratch.values[d, x]
+        chance_out[at, row + x] = scratch.values[d, x]
 
 
 @njit(cache=True, inline="always")
@@ -581,13 +593,14 @@ def _close_joint(walk, scratch, d, out):
 
 @njit(cache=True, _nrt=False)
 def joint_pass(walk, scratch, reach0, reach1, table, prediction, out, coupling0, coupling1,
-               own_out, chance_out):
+               own_out, chance_out, only):
     """Both players' reaches (reach0, reach1: float64 [hands] at the root) down the tree, both
     playing regret matching on `table` (regrets, + `prediction` if not empty; or average sums).
     Accumulates out[hand0, hand1] += player 0's payoff x both reaches (if `out` is not
-    empty) and, if `own_out` float64 [2, rows] is not empty, records at each decision node, per
-    entry of the actor J, own_out[J, row] = his own reach and chance_out[J, row] = the chance x
-    opponent weight of reaching it (couplingJ: player J's hands by the other's)."""
+    empty) and, if `own_out` float64 or float32 [2, rows] is not empty, records at each
+    decision node, per entry of the actor J, own_out[J, row] = his own reach and
+    chance_out[J, row] = the chance x opponent weight of reaching it (couplingJ: player J's
+    hands by the other's); with `only` >= 0, that player's rows alone, into [1, his rows]."""
     for x in range(reach0.shape[0]):
         scratch.reach[0, 0, x] = reach0[x]
     for y in range(reach1.shape[0]):
@@ -605,7 +618,7 @@ def joint_pass(walk, scratch, reach0, reach1, table, prediction, out, coupling0,
             scratch.edge[d] = walk.step_edge[n]
             _descend(walk, scratch, n, d, True)
         _open_joint(walk, scratch, n, d, table, prediction, coupling0, coupling1, own_out,
-                    chance_out)
+                    chance_out, only)
         top = d
 
 

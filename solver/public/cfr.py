@@ -145,15 +145,18 @@ class Passes:
                          tables.average, NOTHING, tables.average, NOTHING, NOTHING)
 
     def expectation(self, player: int, reach_p, reach_q, coupling, tables: Tables, source: int,
-                    record: np.ndarray = NOTHING, payoff: np.ndarray | None = None
-                    ) -> np.ndarray:
+                    record: np.ndarray = NOTHING, payoff: np.ndarray | None = None,
+                    actions: bool = False) -> np.ndarray:
         """The player's counterfactual values per hand with both playing `source` policies;
-        every row's in `record` if given (float64 [his rows]); `payoff` replaces player 0's
-        payoff at each terminal outcome (float64 [outcomes], `PlayTree.outcome_payoff`)."""
+        every row's in `record` if given (float64 or float32 [his rows]), or with `actions`
+        every action's value at his rows ([his table entries], laid out as his table);
+        `payoff` replaces player 0's payoff at each terminal outcome (float64 [outcomes],
+        `PlayTree.outcome_payoff`)."""
         walk = self.walk if payoff is None else self.walk._replace(outcome_payoff=payoff)
         table, prediction = _policy_tables(tables, source)
-        return self._run(walk, kernels.EXPECT, player, reach_p, reach_q, coupling, table,
-                         prediction, table, NOTHING, record)
+        mode = kernels.EXPECT_ACTIONS if actions else kernels.EXPECT
+        return self._run(walk, mode, player, reach_p, reach_q, coupling, table, prediction,
+                         table, NOTHING, record)
 
     def _run(self, walk, mode: int, player: int, reach_p, reach_q, coupling, table, prediction,
              average, steps, record) -> np.ndarray:
@@ -170,14 +173,15 @@ class Passes:
 
     def joint(self, reach0, reach1, tables: Tables, source: int, out: np.ndarray = NO_PAIRS,
               coupling: np.ndarray = NO_PAIRS, own_out: np.ndarray = NO_ROWS,
-              chance_out: np.ndarray = NO_ROWS) -> None:
+              chance_out: np.ndarray = NO_ROWS, only: int = -1) -> None:
         """Both players playing `source` policies: out[hand0, hand1] += player 0's payoff x
         both reaches, if `out` is given; if `own_out` is, every row's own reach and chance x
-        opponent weight (`coupling` given) into own_out/chance_out float64 [2, rows]."""
+        opponent weight (`coupling` given) into own_out/chance_out (float64 or float32
+        [2, rows]; with `only` a player, his rows alone, [1, his rows])."""
         table, prediction = _policy_tables(tables, source)
         coupling1 = np.ascontiguousarray(coupling.T)
         kernels.joint_pass(self.walk, self.scratch, _vector(reach0), _vector(reach1), table,
-                           prediction, out, coupling, coupling1, own_out, chance_out)
+                           prediction, out, coupling, coupling1, own_out, chance_out, only)
 
 
 class RootSplit:
@@ -377,8 +381,9 @@ class PublicSolver:
         """Make `policy` this solver's average policy (for measuring and reading it)."""
         if policy.game_string != self.name:
             raise ValueError(f"policy is for {policy.game_string!r}, not {self.name}")
-        self._unflat(np.concatenate([np.ravel(policy.talk), policy.sums],
-                                    dtype=self.table_dtype), "average")
+        sums = (policy.sums.astype(self.table_dtype, copy=False) if policy.talk.size == 0
+                else np.concatenate([np.ravel(policy.talk), policy.sums], dtype=self.table_dtype))
+        self._unflat(sums, "average")  # a lone table is adopted: no copy of 5.7 GB at full size
 
     # --- the copies of the play tree and how they are entered -------------------------------
     def talk_policy(self, source: int) -> np.ndarray:
