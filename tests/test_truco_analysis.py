@@ -412,3 +412,20 @@ def test_a_class_analysis_is_kept_with_its_result_and_read_back(paulista, tmp_pa
     (sub / "summary.json").write_text(json.dumps(summary))
     with pytest.raises(results.ResultError):  # stale: analysed again, from the missing strategy
         truco_analysis.truco_rows(game, copy)
+
+
+def test_a_class_too_big_to_analyse_here_is_refused_in_one_line():
+    """`check_analysis_fits` counts the tree, the average table and one player's records from
+    the tree sizes a summary records (here a full-size dirty class's, solved in float32)."""
+    from solver.sizes.truco_public import check_analysis_fits
+
+    sizes = {"engine": "public", "tables": "float32", "public_nodes": 254_105_649,
+             "public_decision_nodes": 24_873_293, "infosets_player0": 318_713_694,
+             "infosets_player1": 319_698_972, "table_entries_player0": 712_209_114,
+             "table_entries_player1": 721_873_152}
+    with pytest.raises(ValueError, match=r"at least 17\.5 GB .* more than the 16\.0 GB"):
+        check_analysis_fits(sizes, "vira 4", available=16 * 10**9)
+    check_analysis_fits(sizes, "vira 4", available=18 * 10**9)
+    check_analysis_fits({**sizes, "tables": "float64"}, "vira 4", available=10**12)
+    with pytest.raises(ValueError, match=r"at least 30\.0 GB \(tree 5\.0, average table 11\.5, one player.s records 13\.4\)"):
+        check_analysis_fits({**sizes, "tables": "float64"}, "vira 4", available=24 * 10**9)

@@ -64,6 +64,7 @@ from solver.public.solve import solver_for
 from solver.public.tree import COVERED_EDGE, is_terminal
 from solver.registry import load_game
 from solver.results import load_result, part_directory, read_summary
+from solver.sizes.truco_public import check_analysis_fits
 
 TRUCO_GAMES = ("python_truco_paulista", "python_trucomano")
 RAISE_NAMES = {3: "truco (3)", 6: "6", 9: "9", 12: "12"}
@@ -401,6 +402,7 @@ def part_rows(game, part, directory) -> PartRows:
     path = sub / ANALYSIS_FILE
     sums = ClassSums.load(path)
     if sums is None or (sums.game, sums.iterations) != (summary["game"], summary["iterations"]):
+        check_analysis_fits(summary.get("tree_sizes", {}), summary["game"])
         saved = load_result(sub)
         exploitability = saved.recorded_exploitability  # the compact strategy's, if it was read
         sums = class_sums(solver_for(game, saved.policy),

@@ -532,8 +532,9 @@ def _add_chart(subparsers) -> None:
                         help="output directory (default: RESULT/charts)")
     parser.add_argument("--part", action="append", default=[], metavar="LABEL",
                         help="Truco solved vira class by vira class: draw only this class "
-                        "(repeatable, e.g. --part 'vira K'; each class rebuilds its tree); the "
-                        "whole-game tables need every class")
+                        "(repeatable, e.g. --part 'vira K'); a class is analysed once from its "
+                        "strategy (its tree rebuilt) and kept as vira_X/analysis.npz, which later "
+                        "charts read; the whole-game tables need every class")
     parser.set_defaults(func=run_chart)
 
 

@@ -548,6 +548,29 @@ def check_parts_fit(game: pyspiel.Game, parts: list, float32: bool = False,
         check_solve_fits(game, part.vira, float32=float32, float32_option=float32_option)
 
 
+def check_analysis_fits(tree_sizes: dict, name: str, available: int | None = None) -> None:
+    """ValueError (one line) if analysing a solved class (`solver.analysis.truco.class_sums`)
+    surely needs more memory than `available` bytes (default: this machine's available memory,
+    unchecked where it cannot be read): its tree, its average table and one player's records
+    (own reach, chance weight and win value per row, an action value per table entry), in the
+    strategy's number type, from the tree sizes its summary recorded (`tree_sizes`)."""
+    available = _available_memory() if available is None else available
+    if available is None or tree_sizes.get("engine") != "public":
+        return
+    number = 4 if tree_sizes.get("tables") == "float32" else 8
+    entries = [tree_sizes[f"table_entries_player{p}"] for p in (0, 1)]
+    player = max(3 * tree_sizes[f"infosets_player{p}"] + entries[p] for p in (0, 1))
+    tree = (TREE_BYTES_PER_DECISION_NODE * tree_sizes["public_decision_nodes"]
+            + TREE_BYTES_PER_EDGE * (tree_sizes["public_nodes"] - 1))
+    needed = tree + number * (sum(entries) + player)
+    if needed > available:
+        raise ValueError(
+            f"{name}: analysing it holds at least {needed / 1e9:.1f} GB (tree "
+            f"{tree / 1e9:.1f}, average table {number * sum(entries) / 1e9:.1f}, one player's "
+            f"records {number * player / 1e9:.1f}), more than the {available / 1e9:.1f} GB "
+            f"available here: stop what else runs, or chart it on a larger machine")
+
+
 def _available_memory() -> int | None:
     """MemAvailable of /proc/meminfo in bytes (None where there is no such file)."""
     try:
