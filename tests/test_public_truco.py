@@ -295,3 +295,8 @@ def test_vira_classes_that_are_the_same_game_are_solved_once(tmp_path, capsys):
     assert json.loads((out / "summary.json").read_text())["parts_finished"] == 2
     assert cli.main(["exploit", str(out / "vira_3")]) == 0  # read through vira 2's strategy
     assert "(difference 0)" in capsys.readouterr().out
+    assert cli.main(["solve", game_string, "--engine", "public", "--iterations", "20",
+                     "--part", "vira A", "--out", str(out), "--quiet"]) == 0
+    err = capsys.readouterr().err  # a class that is its own first twin: solved once, no record
+    assert "[1/1] vira A ->" in err and "same game" not in err
+    assert "same_game_as" not in json.loads((out / "vira_A" / "summary.json").read_text())

@@ -44,7 +44,7 @@ def run_parts(args, game, directory: pathlib.Path, parts: list, selected: list,
                   file=sys.stderr)
             continue
         twin = first_twin(parts, part)
-        if twin is not part:
+        if twin.label != part.label:
             print(f"[{index}/{len(selected)}] {part.label} is the same game as {twin.label}: "
                   f"its strategy, measured in {part.label}'s own tree -> {sub}", file=sys.stderr)
             summary = record_twin(game, directory, part, twin)
@@ -65,12 +65,11 @@ def _with_twins(parts: list, selected: list) -> list:
     """`selected` in order, each sub-game that is the same game as an earlier one
     (`PublicGame.identity`) preceded by that one if it is not selected itself: it is solved
     once, and the others take its strategy."""
-    order = []
+    order = {}
     for part in selected:
         for needed in (first_twin(parts, part), part):
-            if needed not in order:
-                order.append(needed)
-    return order
+            order.setdefault(needed.label, needed)  # the same class may come as two objects
+    return list(order.values())
 
 
 def record_twin(game, directory: pathlib.Path, part, twin) -> dict:
