@@ -225,18 +225,20 @@ def test_write_truco_charts_writes_charts_and_tables(paulista, eleven, tmp_path)
 
 
 def test_write_truco_charts_of_chosen_vira_classes(eleven, tmp_path):
-    """`labels` draws those classes only (a class whose strategy is missing is never read),
-    with their own tables; the whole-game tables wait for every class."""
-    game, directory, _ = eleven
+    """`labels` draws those classes only (a class not solved yet, with no directory at all,
+    is never read), with their own tables, and the curves of the classes solved; the
+    whole-game tables wait for every class."""
+    import shutil
+
+    game, source, _ = eleven
+    directory = tmp_path / "result"
+    shutil.copytree(source, directory)
     chosen = public_parts(game)[1]
-    hidden = results.part_directory(directory, public_parts(game)[0]) / "strategy.npz"
-    kept = hidden.with_suffix(".kept")
-    hidden.rename(kept)
-    try:
-        names = _written(charts.write_truco_charts(directory, tmp_path, "all",
-                                                   labels=[chosen.label]), tmp_path)
-    finally:
-        kept.rename(hidden)
+    shutil.rmtree(results.part_directory(directory, public_parts(game)[0]))
+    out = tmp_path / "charts"
+    names = _written(charts.write_truco_charts(directory, out, "all", labels=[chosen.label]),
+                     out)
+    assert "curves.png" in names
     folders = {name.split("/")[0] for name in names if "/" in name}
     assert folders == {chosen.label.replace(" ", "_")}
     assert f"{chosen.label.replace(' ', '_')}/tables/strategy-eleven.csv" in names

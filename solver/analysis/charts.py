@@ -498,14 +498,16 @@ def _remove_old(directory: pathlib.Path, pattern: str) -> None:
 def plot_part_curves(directory: pathlib.Path, game: pyspiel.Game,
                      out: pathlib.Path) -> list[pathlib.Path]:
     """Exploitability vs iterations and vs seconds of a game solved vira class by vira class:
-    the whole game's (weighted sum, DIR/curve.csv) and each class's, log-log."""
+    the whole game's (weighted sum, DIR/curve.csv, once every class is solved) and each solved
+    class's, log-log."""
     directory = pathlib.Path(directory)
     combined = read_curve(directory / "curve.csv") if (directory / "curve.csv").exists() else []
     # the whole game's curve has a point where every class evaluated: none if they did so by time
     lines = [("whole game (weighted sum)", combined if len(combined) > 1 else [])]
     for part in truco_analysis.public_parts(game):
-        lines.append((part.label, read_curve(part_directory(directory, part)
-                                             / "curve.csv")))
+        curve = part_directory(directory, part) / "curve.csv"
+        if curve.exists():  # a class not solved yet has none
+            lines.append((part.label, read_curve(curve)))
     figure, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
     for index, (label, curve) in enumerate(lines):
         rows = np.array([row for row in curve if row[0] > 0 and row[2] > 0])
