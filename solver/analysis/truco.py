@@ -266,8 +266,7 @@ class _ContextLayout:
             tree.entry_nd, tree.entry_before, self.entry_labels, player, stats.average[player],
             stats.own[player], stats.chance[player], stats.win[player],
             stats.action_value[player], INDIFFERENCE_TOLERANCE, COVERED, len(sums.keys),
-            sums.classes,
-            sums.weight, sums.player_weight, sums.value, sums.flat, sums.mass,
+            sums.classes, sums.weight, sums.player_weight, sums.value, sums.flat, sums.mass,
             sums.action_value, sums.action_weight, sums.present, sums.equity, sums.has_equity)
 
 
@@ -290,6 +289,13 @@ def _bet_columns(nodes, child_start, child, edge_action, node_nbet, label_of_act
                 if edge_action[reply] == accept_action:
                     called[i] = child[reply]
     return labels, called
+
+
+@njit(cache=True, inline="always")
+def _probability(average, entry, total, width):
+    """An action's probability in its row's average policy (uniform where the row's sums,
+    `total`, are zero)."""
+    return np.float64(average[entry]) / total if total > 0.0 else 1.0 / width
 
 
 @njit(cache=True)
@@ -333,9 +339,8 @@ def _accumulate_rows(nodes, node_key, node_lead, node_called, bet_labels, node_l
             for a in range(width):
                 if np.float64(action_value[start + a]) / c >= best - tolerance:
                     near += 1
-                probability = (np.float64(average[start + a]) / total if total > 0.0
-                               else 1.0 / width)
-                row_value += probability * np.float64(action_value[start + a])
+                row_value += _probability(average, start + a, total, width) * np.float64(
+                    action_value[start + a])
             h = entry_hand[e]
             for s in (slot, split):
                 if s < 0:
@@ -352,9 +357,7 @@ def _accumulate_rows(nodes, node_key, node_lead, node_called, bet_labels, node_l
                         label = entry_labels[e, a - nbet]
                     else:
                         label = entry_labels[e, a - nbet - nd] + covered
-                    probability = (np.float64(average[start + a]) / total if total > 0.0
-                                   else 1.0 / width)
-                    mass[s, h, label] += reach * probability
+                    mass[s, h, label] += reach * _probability(average, start + a, total, width)
                     action_sum[s, h, label] += reach * (np.float64(action_value[start + a]) / c)
                     action_weight[s, h, label] += reach
                     present[s, h, label] = True
