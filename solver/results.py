@@ -16,7 +16,8 @@ A result directory holds
                    (and `compact`: the compact file's size, exploitability and value);
   checkpoint.npz   the solver state (`SolverState`) plus the curve so far, for `--resume`.
 Every file is written atomically (`solver.atomic`), so a killed process leaves either the
-previous file or the new one, never half of one. Loading checks the files and raises `ResultError` (a ValueError) naming the bad file.
+previous file or the new one, never half of one. Loading checks the files and raises
+`ResultError` (a ValueError) naming the bad file.
 """
 from __future__ import annotations
 

@@ -115,19 +115,24 @@ class BranchStats:
         tree = solver.tree
         tables = solver.tables[branch]
         self.average = [tables.average_of(0), tables.average_of(1)]
-        self.own, self.chance, self.win, self.action_value, self.root_values = {}, {}, {}, {}, {}
+        self.win, self.action_value, self.root_values = {}, {}, {}
+        rows = {player: tree.num_rows(player) for player in players}
+        # one joint pass records the players' reaches: both at once, or one player's rows alone
+        own = np.zeros((len(players), max(rows.values())), dtype)
+        chance = np.zeros_like(own)
+        solver.passes.joint(reach[0], reach[1], tables, kernels.AVERAGE, coupling=coupling,
+                            own_out=own, chance_out=chance,
+                            only=players[0] if len(players) == 1 else -1)
+        at = {player: (player if len(players) == 2 else 0) for player in players}
+        self.own = {player: own[at[player], :rows[player]] for player in players}
+        self.chance = {player: chance[at[player], :rows[player]] for player in players}
         win_payoff = 0.5 * np.sign(tree.outcome_payoff)
         for player in players:
-            rows = tree.num_rows(player)
-            own, chance = np.zeros((1, rows), dtype), np.zeros((1, rows), dtype)
-            solver.passes.joint(reach[0], reach[1], tables, kernels.AVERAGE, coupling=coupling,
-                                own_out=own, chance_out=chance, only=player)
-            self.own[player], self.chance[player] = own[0], chance[0]
             self.action_value[player] = np.zeros(int(tree.table_size[player]), dtype)
             self.root_values[player] = solver.passes.expectation(
                 player, reach[player], reach[1 - player], coupling, tables, kernels.AVERAGE,
                 self.action_value[player], actions=True)
-            self.win[player] = np.zeros(rows, dtype)
+            self.win[player] = np.zeros(rows[player], dtype)
             solver.passes.expectation(player, reach[player], reach[1 - player], coupling, tables,
                                       kernels.AVERAGE, self.win[player], win_payoff)
 

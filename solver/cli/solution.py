@@ -174,7 +174,7 @@ def _exploit_bots(args) -> int:
         print(_bot_row_line(record["bots"][-1]), flush=True)
     if args.json:
         atomic_write_bytes(pathlib.Path(args.json),
-                                   (json.dumps(record, indent=1) + "\n").encode())
+                           (json.dumps(record, indent=1) + "\n").encode())
     if args.markdown:
         atomic_write_bytes(pathlib.Path(args.markdown), _bots_markdown(record).encode())
     return 0

@@ -98,7 +98,7 @@ def record_twin(game, directory: pathlib.Path, part, twin) -> dict:
     sub = part_directory(directory, part)
     sub.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(sub / results.CURVE_FILE,
-                               (part_directory(directory, twin) / results.CURVE_FILE).read_bytes())
+                       (part_directory(directory, twin) / results.CURVE_FILE).read_bytes())
     results.write_summary(sub, summary)
     return summary
 
@@ -113,7 +113,7 @@ def write_combined(game, directory: pathlib.Path, parts: list) -> dict:
     if combined["exploitability"] is not None:
         curve = combined_curve(parts, [part_directory(directory, p) for p in parts])
         atomic_write_bytes(directory / results.CURVE_FILE,
-                                   results.curve_csv(curve).encode())
+                           results.curve_csv(curve).encode())
     return combined
 
 

@@ -81,13 +81,13 @@ def save_state(directory: pathlib.Path, solution: StateSolution, run: dict) -> N
     if solution.decisions_by_hand is not None:
         temporary.mkdir(parents=True)
         atomic_write_bytes(temporary / BY_HAND_FILE,
-                                   by_hand_csv(solution.decisions_by_hand).encode())
+                           by_hand_csv(solution.decisions_by_hand).encode())
     if hand.parts is None and hand.policy is None:  # a blind hand: no decision matters
         summary["strategy"] = ("none: nobody sees a card, so every strategy is an equilibrium "
                                "and the value is exact (solver.matchgrid.blind_hand)")
         temporary.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(temporary / results.CURVE_FILE,
-                                   results.curve_csv(curve).encode())
+                           results.curve_csv(curve).encode())
         results.write_summary(temporary, summary)
     elif hand.parts is None:
         results.save_result(temporary, hand.policy, curve, summary)
@@ -97,7 +97,7 @@ def save_state(directory: pathlib.Path, solution: StateSolution, run: dict) -> N
         summary["by_part"] = [_save_part(temporary, summary, label, weights[label], part)
                               for label, part in hand.parts.items()]
         atomic_write_bytes(temporary / results.CURVE_FILE,
-                                   results.curve_csv(curve).encode())
+                           results.curve_csv(curve).encode())
         results.write_summary(temporary, summary)
     if final.exists():
         shutil.rmtree(final)

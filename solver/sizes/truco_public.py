@@ -152,6 +152,14 @@ LE_TRUC_COST_MODEL = CostModel(
            "size, so a 30x larger tree may cost more per unit than this linear model says")
 
 
+def tree_bytes(decision_nodes: int, public_nodes: int) -> int:
+    """A public tree's node and edge arrays and its walk (`TREE_BYTES_PER_DECISION_NODE`,
+    `TREE_BYTES_PER_EDGE`: every public node but the root is an edge), the lists and maps
+    aside: a lower bound."""
+    return (TREE_BYTES_PER_DECISION_NODE * decision_nodes + 8  # child_start's end
+            + TREE_BYTES_PER_EDGE * (public_nodes - 1))
+
+
 @dataclasses.dataclass(frozen=True)
 class ViraSizes:
     """The public tree of one vira class (module docstring): exact counts.
@@ -185,9 +193,7 @@ class ViraSizes:
     def tree_bytes(self) -> int:
         """The public tree's node and edge arrays and its walk (`TREE_BYTES_PER_DECISION_NODE`,
         `TREE_BYTES_PER_EDGE`), the lists and maps aside: a lower bound."""
-        decision = self.figures["decision_nodes"]
-        return (TREE_BYTES_PER_DECISION_NODE * decision + 8  # child_start's end
-                + TREE_BYTES_PER_EDGE * (self.public_nodes - 1))
+        return tree_bytes(self.figures["decision_nodes"], self.public_nodes)
 
     def solve_bytes(self, bytes_per_number: int) -> int:
         """What a solve of the class holds at once, at least: tree, tables, coupling."""
@@ -560,8 +566,7 @@ def check_analysis_fits(tree_sizes: dict, name: str, available: int | None = Non
     number = 4 if tree_sizes.get("tables") == "float32" else 8
     entries = [tree_sizes[f"table_entries_player{p}"] for p in (0, 1)]
     player = max(3 * tree_sizes[f"infosets_player{p}"] + entries[p] for p in (0, 1))
-    tree = (TREE_BYTES_PER_DECISION_NODE * tree_sizes["public_decision_nodes"]
-            + TREE_BYTES_PER_EDGE * (tree_sizes["public_nodes"] - 1))
+    tree = tree_bytes(tree_sizes["public_decision_nodes"], tree_sizes["public_nodes"])
     needed = tree + number * (sum(entries) + player)
     if needed > available:
         raise ValueError(
