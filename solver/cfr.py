@@ -149,7 +149,8 @@ def run_iterations(engine, evaluate: Callable[[], float], *, algorithm: str,
                    progress: bool, on_progress: Callable[[int, float, float], None] | None,
                    start_seconds: float,
                    on_iteration: Callable[[int, float], None] | None = None,
-                   on_phase: Callable[[str], None] | None = None
+                   on_phase: Callable[[str], None] | None = None,
+                   screen: Callable[[], float | None] | None = None
                    ) -> tuple[list[tuple[int, float, float]], float, float]:
     """The stopping, evaluation and checkpoint loop shared by the engines.
 
@@ -163,8 +164,13 @@ def run_iterations(engine, evaluate: Callable[[], float], *, algorithm: str,
     (`EVALUATING`) or, after Ctrl-C (SIGINT, main thread only), stops early (`STOPPING`): the
     interrupt ends the loop cleanly after the current kernel call, the checkpoint hook gets
     the state at once, the final evaluation runs, and the result is returned as if a stopping
-    rule had been met (a second Ctrl-C raises KeyboardInterrupt). The last iteration is always evaluated. Returns (curve, last
-    exploitability, seconds of solving including `start_seconds` of earlier runs)."""
+    rule had been met (a second Ctrl-C raises KeyboardInterrupt). The last iteration is always
+    evaluated. `screen()`, where given with a target, is a lower bound of the exploitability
+    much cheaper than `evaluate` (or None: none here): a due evaluation asks it first and,
+    while it is above the target, goes on iterating without the exact figure (no curve point:
+    the curve holds exact figures only). The run stops where it would have stopped without it.
+    Returns (curve, last exploitability, seconds of solving including `start_seconds` of
+    earlier runs)."""
     curve: list[tuple[int, float, float]] = []
     start = time.perf_counter() - start_seconds
     exploitability = np.inf
@@ -187,6 +193,22 @@ def run_iterations(engine, evaluate: Callable[[], float], *, algorithm: str,
             on_progress(engine.iteration, seconds, value)
         phase(SOLVING)
         return value
+
+    def screened() -> float | None:
+        """The screen's bound if it is above the target (no exact evaluation needed), else
+        None."""
+        if screen is None or target_exploitability is None:
+            return None
+        phase(EVALUATING)
+        began = time.perf_counter()
+        low = screen()
+        schedule.evaluated(engine.iteration, time.perf_counter() - began)
+        phase(SOLVING)
+        if low is None or low <= target_exploitability:
+            return None
+        logger.info("iteration %d: exploitability above %.6g (lower bound)", engine.iteration,
+                    low)
+        return low
 
     bar = tqdm(total=iterations, disable=not progress, desc=f"{algorithm}", unit="it")
     phase(SOLVING)
@@ -213,8 +235,12 @@ def run_iterations(engine, evaluate: Callable[[], float], *, algorithm: str,
             if interrupt.requested:
                 phase(STOPPING)
             elif schedule.due(engine.iteration):
-                exploitability = record()
-                bar.set_postfix(exploitability=f"{exploitability:.3g}")
+                low = screened()
+                if low is None:
+                    exploitability = record()
+                    bar.set_postfix(exploitability=f"{exploitability:.3g}")
+                else:
+                    bar.set_postfix(exploitability=f">{low:.3g}")
             if checkpoint is not None and (engine.iteration % checkpoint_every == 0
                                            or interrupt.requested):
                 checkpoint(engine.state(time.perf_counter() - start))

@@ -391,3 +391,88 @@ def test_a_tree_built_in_two_processes_is_the_tree_built_in_one(game_string, lab
         assert (np.array_equal(mine, theirs) if isinstance(mine, np.ndarray)
                 else mine == theirs), field.name
     assert serial.num_nodes > 1000
+
+
+def test_best_response_actions_make_a_pure_best_response():
+    """The best-response pass's action values (`Passes.best_response(..., actions)`), made a
+    pure policy by `kernels.best_rows`: played against the other's average policy, it earns
+    each hand exactly its best-response value."""
+    import dataclasses
+
+    from solver.public import _kernels as kernels
+
+    solver = make_solver(load_game(NO_REDEAL), make_schedule("dcfr"))
+    solver.iterate(5)
+    tables, ones = solver.tables["play"], np.ones(len(solver.tree.hands))
+    for player in (0, 1):
+        actions = np.zeros(int(solver.tree.table_size[player]))
+        best = solver.passes.best_response(player, ones, solver.deals.first_hands(), tables,
+                                           actions)
+        average = tables.average.copy()
+        own = average[:tables.split] if player == 0 else average[tables.split:]
+        kernels.best_rows(solver.passes.walk, player, actions, own)
+        assert set(np.unique(own)) == {0.0, 1.0}
+        pure = solver.passes.expectation(player, ones, ones, solver.deals.first_hands(),
+                                         dataclasses.replace(tables, average=average),
+                                         kernels.AVERAGE)
+        np.testing.assert_allclose(pure, best, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("game_string", [
+    REDEAL, "python_le_truc(num_ranks=3,hand_size=2,isomorphic=true,dealer=0)"])
+def test_forgetful_lower_bound(game_string):
+    """`exploitability_lower_bound` (Le Truc with the redeal): below the exact figure, and
+    its per-set-aside-hand values of the one forgetful best response equal the slow way's,
+    one expectation pass of that pure policy per set-aside hand with that hand's coupling."""
+    import dataclasses
+
+    from solver.public import _kernels as kernels
+
+    solver = solved_with_random_answer(game_string)
+    low, exact = solver.exploitability_lower_bound(), solver.exploitability()
+    assert 0.01 < low <= exact
+    talk = solver.talk_policy(kernels.AVERAGE)
+    hands, tables = len(solver.deals.hands), solver.tables["agree"]
+    ones = np.ones(hands)
+    for player in (0, 1):
+        fast = solver._forgetful_agree_values(player, talk)
+        other = talk[0, :, 1] if player == solver.dealer else talk[1, :, 0]
+        weights = [ones, ones]
+        weights[1 - player] = other
+        actions = np.zeros(int(solver.tree.table_size[player]))
+        solver.passes.best_response(player, ones,
+                                    solver.deals.after_redeal(solver.rules, *weights), tables,
+                                    actions)
+        average = tables.average.copy()
+        own = average[:tables.split] if player == 0 else average[tables.split:]
+        kernels.best_rows(solver.passes.walk, player, actions, own)
+        pure = dataclasses.replace(tables, average=average)
+        slow = np.zeros(hands)
+        for old, coupling in solver.deals.by_set_aside(solver.rules, other):  # [mine, his]
+            slow[old] = solver.passes.expectation(
+                player, ones, ones, coupling if player == 0 else coupling.T, pure,
+                kernels.AVERAGE).sum()
+        np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-12)
+        assert np.any(slow != 0.0)
+
+
+def test_screened_evaluations_stop_where_exact_ones_do():
+    """`run_iterations` with the forgetful lower bound as its screen: the same last
+    iteration, tables and exploitability as with an exact evaluation every time, its curve
+    the exact curve's last points, and fewer exact evaluations."""
+    from solver.cfr import run_iterations
+
+    runs = []
+    for screened in (False, True):
+        solver = make_solver(load_game(REDEAL), make_schedule("dcfr"))
+        curve, exploitability, _ = run_iterations(
+            solver, solver.exploitability, algorithm="dcfr", iterations=500,
+            target_exploitability=0.002, time_limit=None, eval_every=5, checkpoint=None,
+            checkpoint_every=500, progress=False, on_progress=None, start_seconds=0.0,
+            screen=solver.exploitability_lower_bound if screened else None)
+        runs.append((solver, [row[0::2] for row in curve], exploitability))
+    (plain, plain_curve, plain_exp), (fast, fast_curve, fast_exp) = runs
+    assert fast.iteration == plain.iteration < 500 and fast_exp == plain_exp <= 0.002
+    assert fast_curve == plain_curve[-len(fast_curve):] and len(fast_curve) < len(plain_curve)
+    for branch in plain.tables:
+        assert np.array_equal(plain.tables[branch].average, fast.tables[branch].average)

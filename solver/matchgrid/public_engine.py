@@ -234,14 +234,21 @@ class PublicEngine:
         shared = self.shared(game_string, label)
         solver = self.solver(game_string, utility_of_points,
                              None if warm_start is None else warm_start.state, label)
+        measured = {}  # the last evaluation's best-response values: the result's bracket
+
+        def evaluate() -> float:
+            measured["values"] = solver.best_response_values()
+            return sum(measured["values"]) / 2.0
+
         curve, exploitability, seconds = run_iterations(
-            solver, solver.exploitability, algorithm=self.algorithm, iterations=iterations,
+            solver, evaluate, algorithm=self.algorithm, iterations=iterations,
             target_exploitability=target_exploitability, time_limit=None,
             eval_every=eval_every, checkpoint=None, checkpoint_every=iterations, progress=False,
-            on_progress=None, start_seconds=warm_start.seconds if warm_start else 0.0)
+            on_progress=None, start_seconds=warm_start.seconds if warm_start else 0.0,
+            screen=solver.exploitability_lower_bound)
         if exploitability > target_exploitability and solver.iteration < iterations:
             raise KeyboardInterrupt  # the solve was stopped by Ctrl-C: nothing to save
-        high, best1 = solver.best_response_values()
+        high, best1 = measured["values"]  # run_iterations evaluates the last iteration
         policy = solver.average_policy()
         named = PublicPolicy(tree_name(load_game(game_string), shared.part), policy.talk,
                              policy.sums)

@@ -23,7 +23,8 @@ scalars of `solver.schedules` in the row update of `solver._update`; both polici
 matching on the regrets, plus the last instantaneous regrets for predictive variants), p's
 best response to q's policy (BEST_RESPONSE: subtrees q never reaches are skipped) or p's values
 with both policies from one table (EXPECT, recording every row's value; EXPECT_ACTIONS, every
-action's value at p's rows); `update_iterations`
+action's value at p's rows, as BEST_RESPONSE can); `best_rows` turns best-response action
+values into a pure policy; `update_iterations`
 alternates updates over many iterations in one call; `open_root`, `walk_subtrees` and
 `close_root` are `value_pass` with the root's subtrees in threads. `joint_pass` carries
 both reaches: it accumulates player 0's payoff x both reaches into a [hand0, hand1] matrix
@@ -344,7 +345,7 @@ def _close_value(walk, scratch, mode, p, d, coupling, table, prediction, average
                    steps[2] != 0.0, steps[3])
     if record.shape[0] == 0:
         return
-    if mode == EXPECT_ACTIONS:
+    if mode == EXPECT_ACTIONS or mode == BEST_RESPONSE:
         if count == 0:
             return
         end, width = _row(walk, first, count - 1, nbet, cards)
@@ -459,7 +460,9 @@ def value_pass(walk, scratch, mode, p, reach_p, reach_q, coupling, table, predic
     hands]. UPDATE: both play regret matching on `table` (the regrets, + `prediction` if not
     empty), and p's rows of `table`, `average` and `prediction` are updated with `steps`
     (float64 [6], the fields of `solver.schedules.Step`). BEST_RESPONSE: p's best action
-    against q's regret matching of `table` (average sums: his average policy). EXPECT: both
+    against q's regret matching of `table` (average sums: his average policy); with a
+    non-empty `record`, every action's best-response value at p's rows (laid out as in
+    EXPECT_ACTIONS; their argmax is the best response). EXPECT: both
     play regret matching of `table` (+ `prediction`); with a non-empty `record` (float64 or
     float32 [p's rows]) p's value at each of his nodes goes to record[node_row[node] + entry].
     EXPECT_ACTIONS: the same pass, every action's value recorded instead ([p's table entries]:
@@ -620,6 +623,28 @@ def joint_pass(walk, scratch, reach0, reach1, table, prediction, out, coupling0,
         _open_joint(walk, scratch, n, d, table, prediction, coupling0, coupling1, own_out,
                     chance_out, only)
         top = d
+
+
+@njit(cache=True)
+def best_rows(walk, p, action_values, policy):
+    """p's pure policy of argmax rows (the first best column on ties) into `policy` ([p's table
+    entries], float64 or float32), from `action_values` laid out likewise (a BEST_RESPONSE
+    record)."""
+    for n in range(walk.node_player.shape[0]):
+        if walk.node_player[n] != p:
+            continue
+        first, count = _list(walk, n, p)
+        nbet = walk.node_nbet[n]
+        cards = walk.node_card_turn[n]
+        base = walk.node_table[n]
+        for x in range(count):
+            start, width = _row(walk, first, x, nbet, cards)
+            best = base + start
+            for a in range(base + start, base + start + width):
+                policy[a] = 0.0
+                if action_values[a] > action_values[best]:
+                    best = a
+            policy[best] = 1.0
 
 
 # --- the redeal talk --------------------------------------------------------------------------

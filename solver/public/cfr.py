@@ -138,11 +138,14 @@ class Passes:
             for player in (0, 1):
                 self.update(player, ones, ones, coupling, tables, step)
 
-    def best_response(self, player: int, reach_q, coupling, tables: Tables) -> np.ndarray:
+    def best_response(self, player: int, reach_q, coupling, tables: Tables,
+                      actions: np.ndarray = NOTHING) -> np.ndarray:
         """The player's best-response counterfactual values per hand against the other's
-        average policy."""
+        average policy; every action's best-response value at his rows in `actions` if given
+        (float64 [his table entries], zero where the other never plays to: `best_rows` makes
+        it a pure policy)."""
         return self._run(self.walk, kernels.BEST_RESPONSE, player, reach_q, reach_q, coupling,
-                         tables.average, NOTHING, tables.average, NOTHING, NOTHING)
+                         tables.average, NOTHING, tables.average, NOTHING, actions)
 
     def expectation(self, player: int, reach_p, reach_q, coupling, tables: Tables, source: int,
                     record: np.ndarray = NOTHING, payoff: np.ndarray | None = None,
@@ -430,6 +433,11 @@ class PublicSolver:
         """NashConv / 2 of the average policies, points per hand, exact."""
         br0, br1 = self.best_response_values()
         return (br0 + br1) / 2.0
+
+    def exploitability_lower_bound(self) -> float | None:
+        """A lower bound of `exploitability` much cheaper than it, where the game has one
+        (`solver.public.redeal`); None here."""
+        return None
 
     def game_value(self) -> float:
         """Player 0's expected points per hand when both play their average policies."""

@@ -71,7 +71,8 @@ def solve_public(game, algorithm: str = "dcfr", iterations: int | None = None,
         target_exploitability=target_exploitability, time_limit=time_limit,
         eval_every=eval_every, checkpoint=checkpoint, checkpoint_every=checkpoint_every,
         progress=progress, on_progress=on_progress, on_iteration=on_iteration,
-        on_phase=on_phase, start_seconds=resume.seconds if resume is not None else 0.0)
+        on_phase=on_phase, start_seconds=resume.seconds if resume is not None else 0.0,
+        screen=engine.exploitability_lower_bound)
     state = engine.state(seconds)
     if checkpoint is not None:
         checkpoint(state)
