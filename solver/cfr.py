@@ -165,10 +165,10 @@ def run_iterations(engine, evaluate: Callable[[], float], *, algorithm: str,
     interrupt ends the loop cleanly after the current kernel call, the checkpoint hook gets
     the state at once, the final evaluation runs, and the result is returned as if a stopping
     rule had been met (a second Ctrl-C raises KeyboardInterrupt). The last iteration is always
-    evaluated. `screen()`, where given with a target, is a lower bound of the exploitability
-    much cheaper than `evaluate` (or None: none here): a due evaluation asks it first and,
-    while it is above the target, goes on iterating without the exact figure (no curve point:
-    the curve holds exact figures only). The run stops where it would have stopped without it.
+    evaluated. `screen()` (used with a target) returns a lower bound of the exploitability much
+    cheaper than `evaluate`, or None where the engine has none: a due evaluation asks it first
+    and, while it is above the target, goes on iterating without the exact figure (and no
+    curve point: the curve holds exact figures only), so the run stops where it would have.
     Returns (curve, last exploitability, seconds of solving including `start_seconds` of
     earlier runs)."""
     curve: list[tuple[int, float, float]] = []

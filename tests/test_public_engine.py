@@ -394,28 +394,25 @@ def test_a_tree_built_in_two_processes_is_the_tree_built_in_one(game_string, lab
 
 
 def test_best_response_actions_make_a_pure_best_response():
-    """The best-response pass's action values (`Passes.best_response(..., actions)`), made a
-    pure policy by `kernels.best_rows`: played against the other's average policy, it earns
-    each hand exactly its best-response value."""
-    import dataclasses
-
+    """`Passes.best_response_policy` (the best-response pass's action values, their argmax
+    rows by `kernels.best_rows`): a pure policy that, played against the other's average
+    policy, earns each hand exactly its best-response value; the other's rows untouched."""
     from solver.public import _kernels as kernels
 
     solver = make_solver(load_game(NO_REDEAL), make_schedule("dcfr"))
     solver.iterate(5)
     tables, ones = solver.tables["play"], np.ones(len(solver.tree.hands))
+    coupling = solver.deals.first_hands()
     for player in (0, 1):
-        actions = np.zeros(int(solver.tree.table_size[player]))
-        best = solver.passes.best_response(player, ones, solver.deals.first_hands(), tables,
-                                           actions)
-        average = tables.average.copy()
-        own = average[:tables.split] if player == 0 else average[tables.split:]
-        kernels.best_rows(solver.passes.walk, player, actions, own)
-        assert set(np.unique(own)) == {0.0, 1.0}
-        pure = solver.passes.expectation(player, ones, ones, solver.deals.first_hands(),
-                                         dataclasses.replace(tables, average=average),
-                                         kernels.AVERAGE)
-        np.testing.assert_allclose(pure, best, rtol=0, atol=1e-12)
+        best = solver.passes.best_response(player, ones, coupling, tables)
+        pure = solver.passes.best_response_policy(player, ones, coupling, tables)
+        own, other = slice(None, tables.split), slice(tables.split, None)
+        if player == 1:
+            own, other = other, own
+        assert set(np.unique(pure.average[own])) == {0.0, 1.0}
+        assert np.array_equal(pure.average[other], tables.average[other])
+        values = solver.passes.expectation(player, ones, ones, coupling, pure, kernels.AVERAGE)
+        np.testing.assert_allclose(values, best, rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("game_string", [
@@ -424,8 +421,6 @@ def test_forgetful_lower_bound(game_string):
     """`exploitability_lower_bound` (Le Truc with the redeal): below the exact figure, and
     its per-set-aside-hand values of the one forgetful best response equal the slow way's,
     one expectation pass of that pure policy per set-aside hand with that hand's coupling."""
-    import dataclasses
-
     from solver.public import _kernels as kernels
 
     solver = solved_with_random_answer(game_string)
@@ -439,14 +434,8 @@ def test_forgetful_lower_bound(game_string):
         other = talk[0, :, 1] if player == solver.dealer else talk[1, :, 0]
         weights = [ones, ones]
         weights[1 - player] = other
-        actions = np.zeros(int(solver.tree.table_size[player]))
-        solver.passes.best_response(player, ones,
-                                    solver.deals.after_redeal(solver.rules, *weights), tables,
-                                    actions)
-        average = tables.average.copy()
-        own = average[:tables.split] if player == 0 else average[tables.split:]
-        kernels.best_rows(solver.passes.walk, player, actions, own)
-        pure = dataclasses.replace(tables, average=average)
+        pure = solver.passes.best_response_policy(
+            player, ones, solver.deals.after_redeal(solver.rules, *weights), tables)
         slow = np.zeros(hands)
         for old, coupling in solver.deals.by_set_aside(solver.rules, other):  # [mine, his]
             slow[old] = solver.passes.expectation(

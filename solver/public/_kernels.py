@@ -23,8 +23,8 @@ scalars of `solver.schedules` in the row update of `solver._update`; both polici
 matching on the regrets, plus the last instantaneous regrets for predictive variants), p's
 best response to q's policy (BEST_RESPONSE: subtrees q never reaches are skipped) or p's values
 with both policies from one table (EXPECT, recording every row's value; EXPECT_ACTIONS, every
-action's value at p's rows, as BEST_RESPONSE can); `best_rows` turns best-response action
-values into a pure policy; `update_iterations`
+action's value at p's rows, as BEST_RESPONSE can, whose argmax `best_rows` makes a pure
+policy); `update_iterations`
 alternates updates over many iterations in one call; `open_root`, `walk_subtrees` and
 `close_root` are `value_pass` with the root's subtrees in threads. `joint_pass` carries
 both reaches: it accumulates player 0's payoff x both reaches into a [hand0, hand1] matrix

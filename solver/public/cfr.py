@@ -142,10 +142,20 @@ class Passes:
                       actions: np.ndarray = NOTHING) -> np.ndarray:
         """The player's best-response counterfactual values per hand against the other's
         average policy; every action's best-response value at his rows in `actions` if given
-        (float64 [his table entries], zero where the other never plays to: `best_rows` makes
-        it a pure policy)."""
+        (float64 [his table entries], zero where the other never plays to)."""
         return self._run(self.walk, kernels.BEST_RESPONSE, player, reach_q, reach_q, coupling,
                          tables.average, NOTHING, tables.average, NOTHING, actions)
+
+    def best_response_policy(self, player: int, reach_q, coupling, tables: Tables) -> Tables:
+        """`tables` with the player's average sums replaced by a pure best response to the
+        other's average policy (the first best action of each row, `kernels.best_rows`; rows
+        the other never plays to: their first action)."""
+        actions = np.zeros(int(self.tree.table_size[player]))
+        self.best_response(player, reach_q, coupling, tables, actions)
+        average = tables.average.copy()
+        own = average[:tables.split] if player == 0 else average[tables.split:]
+        kernels.best_rows(self.walk, player, actions, own)
+        return dataclasses.replace(tables, average=average)
 
     def expectation(self, player: int, reach_p, reach_q, coupling, tables: Tables, source: int,
                     record: np.ndarray = NOTHING, payoff: np.ndarray | None = None,

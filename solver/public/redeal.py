@@ -30,7 +30,6 @@ product of one factor per hand, f(h) = prod_c 1/h_c!, and the kernel of the clas
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -290,16 +289,10 @@ class LeTrucSolver(PublicSolver):
         ones = np.ones(hands)
         weights = [ones, ones]
         weights[1 - player] = other_weight
-        tables = self.tables["agree"]
-        action_values = np.zeros(int(self.tree.table_size[player]))
-        self.passes.best_response(player, ones, self.deals.after_redeal(self.rules, *weights),
-                                  tables, action_values)
-        average = tables.average.copy()
-        own = average[:tables.split] if player == 0 else average[tables.split:]
-        kernels.best_rows(self.passes.walk, player, action_values, own)
+        pure = self.passes.best_response_policy(
+            player, ones, self.deals.after_redeal(self.rules, *weights), self.tables["agree"])
         pair = np.zeros((hands, hands))
-        self.passes.joint(ones, ones, dataclasses.replace(tables, average=average),
-                          kernels.AVERAGE, pair)
+        self.passes.joint(ones, ones, pure, kernels.AVERAGE, pair)
         mine = pair if player == 0 else -pair.T
         return self.deals.value_by_set_aside(self.rules, mine, other_weight)
 
