@@ -230,6 +230,20 @@ class Rules:
             return True
         return follow_suit == lead_suit and self._ranks[follow_card] > self._ranks[lead_card]
 
+    def legal_actions(self, hand: set[int], trick: "Trick | None") -> list[int]:
+        """The actions of a player holding `hand` before `trick`'s second card (None: he leads),
+        ascending: leading, any card, the As only through its two declarations; following,
+        the led group, else a trump, else any card."""
+        if trick is None:
+            actions = sorted(c for c in hand if c != self.ace_of_spades)
+            if self.ace_of_spades in hand:
+                actions += [self.lead_as_trump, self.lead_as_spade]
+            return actions
+        group = hand & self.follow_group(trick.lead, trick.as_spade)
+        if not group:
+            group = {c for c in hand if self.is_trump(c)} or hand
+        return sorted(group)
+
     def action_name(self, action: int) -> str:
         """`Play 7s`, `Lead As trump` or `Lead As spade`."""
         if action == self.lead_as_trump:
@@ -414,22 +428,7 @@ class Deal:
 
     def legal_actions_of(self, player: int) -> list[int]:
         """Card actions (and the As declarations when leading), ascending."""
-        hand = self.hands[player]
-        trick = self.open_trick()
-        if trick is None:
-            return self._lead_actions(hand)
-        group = hand & self.rules.follow_group(trick.lead, trick.as_spade)
-        if not group:
-            group = {c for c in hand if self.rules.is_trump(c)} or hand
-        return sorted(group)
-
-    def _lead_actions(self, hand: set[int]) -> list[int]:
-        """Any card; the As only through its two declarations."""
-        ace = self.rules.ace_of_spades
-        actions = sorted(c for c in hand if c != ace)
-        if ace in hand:
-            actions += [self.rules.lead_as_trump, self.rules.lead_as_spade]
-        return actions
+        return self.rules.legal_actions(self.hands[player], self.open_trick())
 
     def legal_actions(self) -> list[int]:
         """The legal actions of the player to act (chance: the possible outcomes)."""
@@ -604,7 +603,7 @@ class TwoTenJackState(pyspiel.State):
         `probability_sampler()` returns uniform numbers in [0, 1).
         """
         opponent = 1 - player_id
-        constraints = _ReceiptConstraints(
+        constraints = ReceiptConstraints(
             slots=[tricks_done for tricks_done, _ in self.received[opponent]],
             plays=self._plays_of(opponent), voids=self._voids_of(opponent),
             unseen=self._unseen_cards(player_id))
@@ -659,7 +658,7 @@ class TwoTenJackState(pyspiel.State):
 
 
 @dataclasses.dataclass(frozen=True)
-class _ReceiptConstraints:
+class ReceiptConstraints:
     """What one player's receipts must satisfy, seen from his opponent.
 
     slots: per receipt, the number of tricks completed when it arrived.

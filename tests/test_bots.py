@@ -13,7 +13,8 @@ from open_spiel.python.algorithms import exploitability as openspiel_exploitabil
 
 import solver
 from solver.play import match
-from solver.play.bots import BotPolicy, HeuristicBot, bot_policy, make_bot
+from solver.play.bots import BotPolicy, bot_policy, make_bot
+from solver.play.two_ten_jack_heuristic import HeuristicBot
 from solver.cli import main
 
 FULL = "python_two_ten_jack"

@@ -149,6 +149,7 @@ def test_view_depends_on_the_information_state_only(plies):
 @pytest.mark.parametrize("game_string, spec_a, spec_b, deals", [
     (SMALL, "pimc:4:2000", "random", 3),
     (FULL, "pimc:2:3000", "heuristic", 2),
+    (FULL, "pimc-infer:3:2000", "heuristic", 2),
 ])
 def test_pimc_plays_only_legal_actions(game_string, spec_a, spec_b, deals):
     summary = match.play_match(pyspiel.load_game(game_string), spec_a, spec_b, deals, seed=5)

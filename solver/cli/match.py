@@ -33,8 +33,9 @@ def add_parser(subparsers):
                         help='game string, e.g. "python_two_ten_jack(hand_size=6)"')
     parser.add_argument("--bot", action="append", metavar="SPEC",
                         help="random, heuristic, ismcts[:SIMULATIONS], strategy:DIR (a "
-                        "solution); Two-Ten-Jack: pimc[:WORLDS[:NODES]], pimc-match alike, "
-                        "cheater alike (PIMC that sees the opponent's hand); give it twice")
+                        "solution); Two-Ten-Jack: pimc[:WORLDS[:NODES]], pimc-match and "
+                        "pimc-infer alike, cheater alike (PIMC that sees the opponent's "
+                        "hand); give it twice")
     parser.add_argument("--hands", type=positive_int, help=f"duplicate deals ({DEFAULT_HANDS})")
     parser.add_argument("--seed", type=int, help=f"random seed ({DEFAULT_SEED})")
     parser.add_argument("--json", metavar="PATH",

@@ -55,7 +55,8 @@ def _add_exploit(subparsers) -> None:
                         help="result directory; with --bot, a game string")
     parser.add_argument("--bot", action="append", metavar="SPEC",
                         help="random, heuristic, ismcts[:SIMULATIONS], strategy:DIR; "
-                        "Two-Ten-Jack: pimc[:WORLDS[:NODES]], pimc-match alike; repeat for more")
+                        "Two-Ten-Jack: pimc[:WORLDS[:NODES]], pimc-match and pimc-infer alike; "
+                        "repeat for more")
     parser.add_argument("--against", metavar="RESULT",
                         help="with --bot: an equilibrium of GAME, for the losses per seat")
     parser.add_argument("--seed", type=int, action="append", metavar="S",

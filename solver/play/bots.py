@@ -8,16 +8,13 @@ budget of NODES nodes while the stock lasts, default 300,000; playing for the de
 `pimc-match`, `pimc-match:WORLDS`, `pimc-match:WORLDS:NODES` alike but playing for the match in
 a deal that can end it, or `pimc-match:WORLDS:NODES:NOISE` with the match odds averaged over a
 normal error of NOISE points on a world's value (`PIMCBot.match_noise`, default 4; 0: none),
-and `cheater`, `cheater:WORLDS`, `cheater:WORLDS:NODES`: PIMC that sees the opponent's hand (the
-stock's order stays chance), for matches only: what the hidden hand costs (Two-Ten-Jack only).
+`pimc-infer`, `pimc-infer:WORLDS`, `pimc-infer:WORLDS:NODES` alike, playing for points, its
+worlds weighted by the opponent's plays (`solver.play.inference`, model error
+`pimc.DEFAULT_INFERENCE_ERROR`), and `cheater`, `cheater:WORLDS`, `cheater:WORLDS:NODES`: PIMC
+that sees the opponent's hand (the stock's order stays chance), for matches only: what the
+hidden hand costs (Two-Ten-Jack only).
 
-The heuristic plays Two-Ten-Jack as a careful human would. Second to a trick it knows the
-outcome of each legal card and picks the one with the best trick value for itself (+points of
-the trick if it wins, -points if the opponent does) minus a small cost for spending strength
-(rank, trumps, and a larger cost for the As so that it goes only on a valuable trick): it wins
-point cards cheaply and dumps clubs' point cards on tricks the opponent wins. Leading, it
-spends its weakest card without points, side suits before trumps; the As (led as trump) and
-the point cards come last. It does not count cards or look ahead. On Le Truc and two-player
+The Two-Ten-Jack heuristic is `solver.play.two_ten_jack_heuristic`; on Le Truc and two-player
 Truco `heuristic` is the human-like bot of `solver.play.truc_heuristic`.
 
 `bot_policy(game, bot)` turns a bot into an OpenSpiel `TabularPolicy` (one query per information
@@ -41,12 +38,11 @@ from open_spiel.python import policy as openspiel_policy
 from open_spiel.python.algorithms import ismcts, mcts
 
 from solver.play import pimc
+from solver.play.two_ten_jack_heuristic import HeuristicBot
 
 ISMCTS_DEFAULT_SIMULATIONS = 100
+_PIMC_FAMILY = ("pimc", "pimc-match", "pimc-infer", "cheater")
 ISMCTS_UCT_C = 10.0  # returns are deal points, typically within +-15
-_SPADE_ACE_COST = 4.0  # the As is worth spending on a trick of 5+ points
-_TRUMP_COST = 1.0
-_RANK_COST = 0.05  # per rank step: the weakest card that does the job
 
 
 class UniformRandomBot(pyspiel.Bot):
@@ -70,56 +66,6 @@ class UniformRandomBot(pyspiel.Bot):
         """Stateless: nothing to do."""
 
 
-class HeuristicBot(pyspiel.Bot):
-    """A deterministic rule-based Two-Ten-Jack player (see the module docstring)."""
-
-    def __init__(self, game):
-        """Checks that `game` is Two-Ten-Jack."""
-        pyspiel.Bot.__init__(self)
-        if game.get_type().short_name != "python_two_ten_jack":
-            raise ValueError(f"the heuristic bot plays python_two_ten_jack only, not {game}")
-
-    def action_probabilities(self, state) -> dict[int, float]:
-        """Probability one on `step`'s action."""
-        return {self.step(state): 1.0}
-
-    def step(self, state) -> int:
-        """The best-scoring legal action; ties go to the lowest action id."""
-        legal = state.legal_actions()
-        trick = state.open_trick()
-        score = _lead_score if trick is None else _follow_score
-        return max(legal, key=lambda a: (score(state, trick, a), -a))
-
-    def restart_at(self, state):
-        """Stateless: nothing to do."""
-
-
-def _spend_cost(rules, card: int) -> float:
-    """What playing `card` gives up: its rank, more for trumps, most for the As."""
-    cost = _RANK_COST * rules.rank(card)
-    if card == rules.ace_of_spades:
-        return cost + _SPADE_ACE_COST
-    return cost + (_TRUMP_COST if rules.is_trump(card) else 0.0)
-
-
-def _follow_score(state, trick, action: int) -> float:
-    """Trick points for me (negative if the opponent takes them) minus the spending cost."""
-    rules = state.rules
-    value = rules.points(trick.lead) + rules.points(action)
-    if not rules.trick_winner_is_follower(trick.lead, trick.as_spade, action):
-        value = -value
-    return value - _spend_cost(rules, action)
-
-
-def _lead_score(state, trick, action: int) -> float:
-    """Leads avoid point cards and strength; the As goes as trump, and last."""
-    rules = state.rules
-    if action == rules.lead_as_spade:
-        return -float("inf")
-    card = rules.ace_of_spades if action == rules.lead_as_trump else action
-    return -2.0 * abs(rules.points(card)) - _spend_cost(rules, card)
-
-
 def ismcts_bot(game, seed: int, simulations: int = ISMCTS_DEFAULT_SIMULATIONS):
     """OpenSpiel's IS-MCTS with random rollouts, seeded."""
     random_state = np.random.RandomState(seed)
@@ -134,7 +80,8 @@ def ismcts_bot(game, seed: int, simulations: int = ISMCTS_DEFAULT_SIMULATIONS):
 def make_bot(spec: str, game, seed: int) -> pyspiel.Bot:
     """A bot from its spec (`random`, `heuristic`, `ismcts`, `ismcts:SIMULATIONS`, `pimc`,
     `pimc:WORLDS`, `pimc:WORLDS:NODES`, `pimc-match` alike or `pimc-match:WORLDS:NODES:NOISE`,
-    `cheater` alike: PIMC seeing the opponent's hand, `solver.play.pimc.CheaterBot`)."""
+    `pimc-infer` alike: with inference, `cheater` alike: PIMC seeing the opponent's hand,
+    `solver.play.pimc.CheaterBot`)."""
     name, _, argument = spec.partition(":")
     if name == "random" and not argument:
         return UniformRandomBot(seed)
@@ -152,7 +99,7 @@ def make_bot(spec: str, game, seed: int) -> pyspiel.Bot:
         if argument and (not argument.isdigit() or int(argument) < 1):
             raise ValueError(f"bad bot {spec!r}: ismcts:SIMULATIONS needs a positive integer")
         return ismcts_bot(game, seed, int(argument) if argument else ISMCTS_DEFAULT_SIMULATIONS)
-    if name in ("pimc", "pimc-match", "cheater"):
+    if name in _PIMC_FAMILY:
         numbers = argument.split(":") if argument else []
         noise = numbers.pop() if name == "pimc-match" and len(numbers) == 3 else None
         if (len(numbers) > 2 or any(not n.isdigit() or int(n) < 1 for n in numbers)
@@ -165,11 +112,13 @@ def make_bot(spec: str, game, seed: int) -> pyspiel.Bot:
             settings["match_noise"] = float(noise)
         if name == "cheater":
             return pimc.CheaterBot(game, seed, **settings)
+        if name == "pimc-infer":
+            settings["inference_error"] = pimc.DEFAULT_INFERENCE_ERROR
         return pimc.PIMCBot(game, seed, match_aware=name == "pimc-match", **settings)
     raise ValueError(f"unknown bot {spec!r}: use random, heuristic, ismcts, "
                      "ismcts:SIMULATIONS, pimc, pimc:WORLDS or pimc:WORLDS:NODES (pimc-match "
-                     "alike, or pimc-match:WORLDS:NODES:NOISE; cheater alike: PIMC that sees "
-                     "the opponent's hand)")
+                     "alike, or pimc-match:WORLDS:NODES:NOISE; pimc-infer alike: with inference; "
+                     "cheater alike: PIMC that sees the opponent's hand)")
 
 
 def _is_non_negative_number(text: str) -> bool:
@@ -183,7 +132,7 @@ def _is_non_negative_number(text: str) -> bool:
 def policy_depends_on_seed(spec: str) -> bool:
     """Whether a bot's policy, not only its moves, depends on its seed: IS-MCTS's and PIMC's
     (their samples) do."""
-    return spec.partition(":")[0] in ("ismcts", "pimc", "pimc-match", "cheater")
+    return spec.partition(":")[0] in ("ismcts", *_PIMC_FAMILY)
 
 
 def bot_probabilities(bot, state) -> dict[int, float]:

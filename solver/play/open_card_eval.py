@@ -3,14 +3,15 @@
 The evaluation scores a position at a trick boundary, where a depth-limited search stops, as
 a weight per card held (added for player 0, subtracted for player 1) plus a bonus for the
 player to lead. The weights are fitted by least squares with a small ridge penalty to exact
-open-card values: deals played by the heuristic bot (`solver.play.bots.HeuristicBot`) from
-both seats, stopped at trick boundaries while cards remain in the stock (`stock_sizes`), each
-such position solved exactly; the target is the value of the rest of the deal (player 0's
-future points minus player 1's). This is the least-squares fit of an evaluation function to
-search results, as in Buro's GLEM (Buro 1999, "From simple features to sophisticated
-evaluation functions", CG) with exact values in place of deep searches; the stock sizes are
-those where the exact search is cheap (up to 12 cards), not the deeper ones where the
-evaluation is used, and the stock order of each position is the one dealt.
+open-card values: deals played by the heuristic bot
+(`solver.play.two_ten_jack_heuristic.HeuristicBot`) from both seats, stopped at trick
+boundaries while cards remain in the stock (`stock_sizes`), each such position solved exactly;
+the target is the value of the rest of the deal (player 0's future points minus player 1's).
+This is the least-squares fit of an evaluation function to search results, as in Buro's GLEM
+(Buro 1999, "From simple features to sophisticated evaluation functions", CG) with exact values
+in place of deep searches; the stock sizes are those where the exact search is cheap (up to 12
+cards), not the deeper ones where the evaluation is used, and the stock order of each position
+is the one dealt.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import dataclasses
 
 import numpy as np
 
-from solver.play.bots import HeuristicBot
+from solver.play.two_ten_jack_heuristic import HeuristicBot
 from solver.play.open_card import OpenCardSolver, Position, mask_of
 
 DEFAULT_STOCK_SIZES = (4, 6, 8, 10, 12)

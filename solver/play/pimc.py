@@ -43,8 +43,11 @@ mean odds over the worlds rather than the mean points. Without the noise (match_
 aware player won no more matches than the plain one from scores near the end (0.475 of them,
 95% CI [0.450, 0.500]; results/two_ten_jack/README.md); the default noise is not measured yet.
 
-Deviations from the literature: no inference beyond the voids (the worlds are not weighted by
-how likely the opponent's plays were in them).
+Inference (`inference_error`, spec `pimc-infer` or `pimc-infer:WORLDS:NODES`; off in `pimc`):
+once the opponent has played, the worlds are resampled from `INFERENCE_CANDIDATES_PER_WORLD`
+times as many in proportion to how likely his plays were in each under a model of him (the
+heuristic, wrong with probability `inference_error`: `solver.play.inference`). Without it, no
+inference goes beyond the voids.
 """
 from __future__ import annotations
 
@@ -56,6 +59,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pyspiel
 
+from games.two_ten_jack import Trick
+from solver.play.inference import inferred_worlds
 from solver.play.match_odds import MatchOdds
 from solver.play.open_card import OpenCardSolver, Position, cards_of, mask_of
 
@@ -63,6 +68,8 @@ DEFAULT_WORLDS = 32
 DEFAULT_NODE_BUDGET = 300_000  # nodes per world: about 1 s per move on two cores
 DEFAULT_THREADS = 2
 DEFAULT_MATCH_NOISE = 4.0  # points: a world's value as an estimate of the deal's outcome
+DEFAULT_INFERENCE_ERROR = 0.1  # how often the opponent model is taken to be wrong (a guess)
+INFERENCE_CANDIDATES_PER_WORLD = 4  # receipts drawn per world kept, when inferring
 _MAX_ATTEMPTS = 10_000
 
 
@@ -77,7 +84,8 @@ class InformationView:
       when it arrived;
     plays: (trick index, card) of every card the opponent has played;
     voids: (trick index, bit mask of the cards he cannot have held at that trick);
-    lead: the open trick's lead code (-1 if none); points: player 0's points minus player 1's.
+    lead: the open trick's lead code (-1 if none); points: player 0's points minus player 1's;
+    tricks: the tricks so far (`games.two_ten_jack.Trick`), the open one last.
     """
 
     player: int
@@ -90,6 +98,7 @@ class InformationView:
     voids: tuple[tuple[int, int], ...]
     lead: int
     points: int
+    tricks: tuple[Trick, ...]
 
 
 def information_view(state) -> InformationView:
@@ -126,7 +135,8 @@ def information_view(state) -> InformationView:
         lead = trick.lead
     return InformationView(player, mask_of(state.hands[player]), unseen,
                            len(slots) - len(plays), state.stock_left(), slots, tuple(plays),
-                           tuple(voids), lead, state.points[0] - state.points[1])
+                           tuple(voids), lead, state.points[0] - state.points[1],
+                           tuple(state.tricks))
 
 
 def sample_world(view: InformationView, rng: np.random.Generator) -> tuple[int, np.ndarray]:
@@ -217,14 +227,17 @@ class PIMCBot(pyspiel.Bot):
     eval_weights, leader_bonus: the solver's static evaluation (`open_card.CardTables`);
     match_aware: play for the match (its odds, `match_odds.MatchOdds`) in the deals that can end
     it, instead of for the deal's points; match_noise: the standard deviation (points) of a
-    world's value as an estimate of the deal's outcome, over which the odds are averaged.
+    world's value as an estimate of the deal's outcome, over which the odds are averaged;
+    inference_error: None, or weigh the worlds by the opponent's plays (`solver.play.inference`)
+    with this probability that the heuristic model of him is wrong at a decision.
     """
 
     def __init__(self, game, seed: int, worlds: int = DEFAULT_WORLDS,
                  node_budget: int = DEFAULT_NODE_BUDGET, threads: int = DEFAULT_THREADS,
                  table_bits: int | None = None, eval_weights: dict[str, float] | None = None,
                  leader_bonus: float | None = None, match_aware: bool = False,
-                 match_noise: float = DEFAULT_MATCH_NOISE):
+                 match_noise: float = DEFAULT_MATCH_NOISE,
+                 inference_error: float | None = None):
         """Checks the game and the settings, allocates the solvers."""
         pyspiel.Bot.__init__(self)
         if game.get_type().short_name != "python_two_ten_jack":
@@ -232,6 +245,9 @@ class PIMCBot(pyspiel.Bot):
         if worlds < 1 or node_budget < 1 or threads < 1:
             raise ValueError(f"pimc needs positive worlds, node_budget and threads, got "
                              f"{worlds}, {node_budget}, {threads}")
+        if inference_error is not None and not 0.0 < inference_error < 1.0:
+            raise ValueError(f"pimc's inference_error must lie strictly between 0 and 1, got "
+                             f"{inference_error}")
         self.game = game
         self.seed = seed
         self.worlds = worlds
@@ -244,6 +260,7 @@ class PIMCBot(pyspiel.Bot):
         self.match_aware = match_aware
         self.match_noise = match_noise
         self._odds = _match_odds(*MatchOdds.parameters_of(game)) if match_aware else None
+        self.inference_error = inference_error
 
     def __del__(self):
         """Stops the worker threads."""
@@ -289,10 +306,16 @@ class PIMCBot(pyspiel.Bot):
 
     def sample_worlds(self, state, view: InformationView) -> list[tuple[int, np.ndarray]]:
         """`worlds` deals of the unseen cards consistent with the player's information
-        (`sample_world`), from a generator seeded by the seed and his information state."""
+        (`sample_world`), from a generator seeded by the seed and his information state; with
+        inference, once the opponent has played, weighted by his plays
+        (`inference.inferred_worlds`)."""
         info = state.information_state_string(view.player)
         rng = np.random.default_rng((self.seed, zlib.crc32(info.encode())))
-        return [sample_world(view, rng) for _ in range(self.worlds)]
+        if self.inference_error is None or not view.plays:
+            return [sample_world(view, rng) for _ in range(self.worlds)]
+        return inferred_worlds(view, self.game.rules, self.worlds,
+                               INFERENCE_CANDIDATES_PER_WORLD * self.worlds,
+                               self.inference_error, rng)
 
     def _match_utility(self, state):
         """None when playing for points; else a function mapping player 0's deal values to his
