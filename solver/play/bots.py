@@ -41,8 +41,8 @@ from solver.play import pimc
 from solver.play.two_ten_jack_heuristic import HeuristicBot
 
 ISMCTS_DEFAULT_SIMULATIONS = 100
-_PIMC_FAMILY = ("pimc", "pimc-match", "pimc-infer", "cheater")
 ISMCTS_UCT_C = 10.0  # returns are deal points, typically within +-15
+_PIMC_FAMILY = ("pimc", "pimc-match", "pimc-infer", "cheater")  # specs of solver.play.pimc
 
 
 class UniformRandomBot(pyspiel.Bot):
