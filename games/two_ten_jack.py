@@ -244,6 +244,12 @@ class Rules:
             group = {c for c in hand if self.is_trump(c)} or hand
         return sorted(group)
 
+    def lead_action(self, trick: "Trick") -> int:
+        """The action that led `trick`'s first card (the As: the declaration it was led with)."""
+        if trick.lead != self.ace_of_spades:
+            return trick.lead
+        return self.lead_as_spade if trick.as_spade else self.lead_as_trump
+
     def action_name(self, action: int) -> str:
         """`Play 7s`, `Lead As trump` or `Lead As spade`."""
         if action == self.lead_as_trump:

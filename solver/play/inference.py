@@ -52,19 +52,12 @@ def play_likelihood(view, rules: Rules, receipts: list[int], error: float) -> fl
         legal = rules.legal_actions(hand, before)
         if len(legal) == 1:
             continue
-        action = _action_of(rules, card, trick) if before is None else card
+        action = rules.lead_action(trick) if before is None else card
         if heuristic_action(rules, legal, before) == action:
             likelihood *= 1.0 - error
         else:
             likelihood *= error / (len(legal) - 1)
     return likelihood
-
-
-def _action_of(rules: Rules, card: int, trick) -> int:
-    """The lead action that put `card` on `trick` (the As: one of its two declarations)."""
-    if card != rules.ace_of_spades:
-        return card
-    return rules.lead_as_spade if trick.as_spade else rules.lead_as_trump
 
 
 def inferred_worlds(view, rules: Rules, worlds: int, candidates: int, error: float,

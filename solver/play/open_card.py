@@ -106,12 +106,7 @@ def position_from_state(state, stock) -> Position:
         raise ValueError(f"the stock holds {state.stock_left()} cards, {len(stock)} given")
     trick = state.open_trick()
     rules = state.rules
-    if trick is None:
-        lead = -1
-    elif trick.lead == rules.ace_of_spades:
-        lead = rules.lead_as_spade if trick.as_spade else rules.lead_as_trump
-    else:
-        lead = trick.lead
+    lead = -1 if trick is None else rules.lead_action(trick)
     return Position((mask_of(state.hands[0]), mask_of(state.hands[1])), stock, lead,
                     state.current_player(), state.points[0] - state.points[1])
 

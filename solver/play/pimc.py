@@ -127,12 +127,7 @@ def information_view(state) -> InformationView:
     unseen = mask_of(c for c in range(rules.num_cards) if c not in seen)
     slots = tuple(tricks_done for tricks_done, _ in state.received[opponent])
     trick = state.open_trick()
-    if trick is None:
-        lead = -1
-    elif trick.lead == rules.ace_of_spades:
-        lead = rules.lead_as_spade if trick.as_spade else rules.lead_as_trump
-    else:
-        lead = trick.lead
+    lead = -1 if trick is None else rules.lead_action(trick)
     return InformationView(player, mask_of(state.hands[player]), unseen,
                            len(slots) - len(plays), state.stock_left(), slots, tuple(plays),
                            tuple(voids), lead, state.points[0] - state.points[1],
