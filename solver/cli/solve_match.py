@@ -146,9 +146,14 @@ def run_solve_match(args) -> int:
         bar.set_postfix({"last": state.label, "p0_win": f"{record['p0_win']:.4f}"},
                         refresh=True)
 
+    def on_resumed(count: int) -> None:
+        """Count the states a resumed run found already solved, and show them at once."""
+        bar.update(count)
+        bar.refresh()
+
     try:
         records = solve_match(spec, directory, settings, executor, run, resume=args.resume,
-                              on_state=on_state, on_resumed=lambda n: bar.update(n))
+                              on_state=on_state, on_resumed=on_resumed)
     finally:
         bar.close()
     return _finish(spec, directory, records, run, time.perf_counter() - started, execution,
