@@ -10,7 +10,6 @@ import pathlib
 import signal
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -357,24 +356,41 @@ def test_ray_and_the_serial_path_give_the_same_table(tiny, tmp_path, tree_cache)
     assert store.values_csv(on_ray) == store.values_csv(records)
 
 
+# `python -m solver`, except that the process stops itself (SIGSTOP) once it has saved
+# `stop_after` states: the test then kills it mid-run at a known point, however fast it solves
+STOPPING_CLI = """
+import os, signal, sys
+from solver import cli
+from solver.matchgrid import store
+
+stop_after, saved, save_state = int(sys.argv[1]), [], store.save_state
+
+def save_then_stop(*args, **kwargs):
+    save_state(*args, **kwargs)
+    saved.append(1)
+    if len(saved) == stop_after:
+        os.kill(os.getpid(), signal.SIGSTOP)
+
+store.save_state = save_then_stop
+raise SystemExit(cli.main(sys.argv[2:]))
+"""
+
+
 def test_the_command_resumes_after_sigkill_with_the_same_table(tiny, tmp_path, capfd,
                                                                tree_cache):
     """`solve-match` killed (SIGKILL) after a few states, then `--resume`: every file there,
     and the table of an uninterrupted run."""
     out = tmp_path / "match"
-    argv = [sys.executable, "-m", "solver", "solve-match", *TINY_ARGS, "--target-exploitability",
-            str(TARGET), "--quiet", "--out", str(out)]
+    argv = [sys.executable, "-c", STOPPING_CLI, "3", "solve-match", *TINY_ARGS,
+            "--target-exploitability", str(TARGET), "--quiet", "--out", str(out)]
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                env={**os.environ})
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and process.poll() is None:
-        if len(list((out / "states").glob("*-d*"))) >= 4:
-            break
-        time.sleep(0.05)
+    _, status = os.waitpid(process.pid, os.WUNTRACED)
+    assert os.WIFSTOPPED(status), "the run ended before its third state was saved"
     process.send_signal(signal.SIGKILL)
     process.wait()
     saved = len(list((out / "states").glob("*-d*")))
-    assert 4 <= saved < 18, "the run finished before it could be killed"
+    assert 3 <= saved < 18  # three solved states, and the mirror images saved with them
     assert not (out / store.VALUES_FILE).exists()
     assert cli.main(["solve-match", *TINY_ARGS, "--target-exploitability", str(TARGET),
                      "--quiet", "--out", str(out)]) == 2  # refused without --resume
