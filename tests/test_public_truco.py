@@ -217,6 +217,31 @@ def test_cli_solves_vira_class_by_vira_class_and_resumes(tmp_path, capsys):
     assert "the vira classes: vira A, vira 2, vira 3" in capsys.readouterr().err
 
 
+def test_a_class_stopped_by_the_time_limit_is_resumed_not_skipped(tmp_path, capsys):
+    """A vira class that a session's `--time-limit` stopped is not finished: the combined
+    summary does not count it, and `--resume` continues it from its checkpoint to the figures
+    of an uninterrupted solve."""
+    game = "python_truco_paulista(num_ranks=3,hand_size=1,isomorphic=true)"
+    out = tmp_path / "truco"
+    common = ["solve", game, "--engine", "public", "--part", "vira 2", "--iterations", "20",
+              "--out", str(out), "--quiet"]
+    assert cli.main([*common, "--time-limit", "1e-9"]) == 0
+    stopped = json.loads((out / "vira_2" / "summary.json").read_text())
+    assert stopped["stopped_by"] == "time limit" and stopped["iterations"] < 20
+    assert json.loads((out / "summary.json").read_text())["parts_finished"] == 0
+    capsys.readouterr()
+    assert cli.main([*common, "--resume"]) == 0
+    assert "skipped" not in capsys.readouterr().err
+    resumed = json.loads((out / "vira_2" / "summary.json").read_text())
+    assert (resumed["stopped_by"], resumed["iterations"]) == ("iterations", 20)
+    assert resumed["resumed_from_iteration"] == stopped["iterations"]
+    assert json.loads((out / "summary.json").read_text())["parts_finished"] == 1
+    direct = tmp_path / "direct"
+    assert cli.main([*common[:-3], "--out", str(direct), "--quiet"]) == 0
+    assert resumed["exploitability"] == json.loads(
+        (direct / "vira_2" / "summary.json").read_text())["exploitability"]
+
+
 def test_float32_tables_follow_float64():
     """Float32 regret and average tables (what the full-size classes need): the same first two
     iterations to float32 rounding; later ties split otherwise and the runs part, converging
