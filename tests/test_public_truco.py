@@ -218,9 +218,10 @@ def test_cli_solves_vira_class_by_vira_class_and_resumes(tmp_path, capsys):
 
 
 def test_a_class_stopped_by_the_time_limit_is_resumed_not_skipped(tmp_path, capsys):
-    """A vira class that a session's `--time-limit` stopped is not finished: the combined
-    summary does not count it, and `--resume` continues it from its checkpoint to the figures
-    of an uninterrupted solve."""
+    """A vira class that a session's `--time-limit` stopped before its iterations or target is
+    not finished: the combined summary does not count it, and `--resume` continues it from its
+    checkpoint to the figures of an uninterrupted solve. With the time limit as its only goal,
+    it is finished."""
     game = "python_truco_paulista(num_ranks=3,hand_size=1,isomorphic=true)"
     out = tmp_path / "truco"
     common = ["solve", game, "--engine", "public", "--part", "vira 2", "--iterations", "20",
@@ -240,6 +241,10 @@ def test_a_class_stopped_by_the_time_limit_is_resumed_not_skipped(tmp_path, caps
     assert cli.main([*common[:-3], "--out", str(direct), "--quiet"]) == 0
     assert resumed["exploitability"] == json.loads(
         (direct / "vira_2" / "summary.json").read_text())["exploitability"]
+    time_only = ["solve", game, "--engine", "public", "--part", "vira A", "--time-limit",
+                 "1e-9", "--out", str(out), "--quiet"]  # the time limit its only goal: done
+    assert cli.main(time_only) == 0
+    assert json.loads((out / "summary.json").read_text())["parts_finished"] == 2
 
 
 def test_float32_tables_follow_float64():

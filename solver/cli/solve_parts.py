@@ -2,8 +2,8 @@
 
 Each sub-game is its own solve, in its own result directory under DIR (`vira_K/`: strategy,
 curve, summary, checkpoint), with the stopping rules applied to it; `--resume` skips the
-sub-games already finished (stopped by their iterations or target) and resumes the one a
-previous run left unfinished (stopped by Ctrl-C or `--time-limit`: resume it with a longer
+sub-games already finished and resumes the one a previous run left unfinished (stopped by
+Ctrl-C, or by `--time-limit` before its iterations or target: resume it with a longer
 limit or none, the seconds of earlier runs count), so a game too long for one
 session is built over several. A sub-game that is the same game as an earlier one
 under other names (`PublicGame.identity`: Truco's vira 2 and vira 3) is solved once; the other
@@ -119,18 +119,24 @@ def write_combined(game, directory: pathlib.Path, parts: list) -> dict:
     return combined
 
 
-UNFINISHED_STOPS = ("interrupted", "time limit")
-
-
 def _finished_summary(directory: pathlib.Path) -> dict | None:
-    """A sub-game directory's summary if its solve finished: stopped by its iterations or its
-    target, not by Ctrl-C or the time limit (a session's end: --resume continues it from its
-    checkpoint, and the whole game does not count it yet)."""
+    """A sub-game directory's summary if its solve finished: not stopped by Ctrl-C, nor by
+    the time limit before the iterations or target it was also given (a session's end:
+    --resume continues it from its checkpoint, and the whole game does not count it yet)."""
     path = directory / results.SUMMARY_FILE
     if not path.exists():
         return None
     summary = json.loads(path.read_text())
-    return None if summary.get("stopped_by") in UNFINISHED_STOPS else summary
+    return None if _stopped_early(summary) else summary
+
+
+def _stopped_early(summary: dict) -> bool:
+    """Whether a solve stopped before its own goal: interrupted, or cut by the time limit
+    while it also had iterations or a target to reach."""
+    stopping = summary.get("stopping", {})
+    goal = stopping.get("iterations") is not None or stopping.get("target") is not None
+    return (summary.get("stopped_by") == "interrupted"
+            or (summary.get("stopped_by") == "time limit" and goal))
 
 
 def combine(game_string: str, parts: list, finished: dict[str, dict]) -> dict:
