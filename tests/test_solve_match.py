@@ -22,6 +22,7 @@ from solver.matchgrid import HistoryEngine, MatchSpec, ScoreState, SerialExecuto
 from solver.matchgrid import solve_match, store
 from solver.matchgrid.engine import reweighted
 from solver.matchgrid.public_engine import PublicEngine
+from solver.public.cfr import PublicPolicy
 from solver.matchgrid.runner import EngineChoice, run_settings
 from solver.matchgrid.whole_match import WholeMatchGame
 
@@ -282,6 +283,29 @@ def test_a_truco_hand_is_solved_vira_by_vira_as_the_history_engine_solves_it(tre
         assert public.max_void_probability(hand) == pytest.approx(
             history.max_void_probability(hand), abs=1e-12)
         assert public.max_void_probability(hand) > 0  # Trucomano: all-tied hands score 0
+
+
+def test_a_solve_without_its_state_is_the_same_solve(tree_cache):
+    """`keep_state=False` (a position no void hand links: nothing re-solves it) gives the same
+    bracket, iterations and policy on either engine, vira by vira, without the regrets."""
+    spec = MatchSpec.of_game(TRUCO)
+    hand = spec.hand_game_string(ScoreState(1, 1, 0))
+    for engine in (HistoryEngine(), PublicEngine()):
+        utility = {points: _utility(points) for points in engine.outcomes(hand)}
+        kept, dropped = (engine.solve(hand, utility, target_exploitability=1e-12, iterations=20,
+                                      keep_state=keep) for keep in (True, False))
+        assert (dropped.value_low, dropped.value_high, dropped.iterations) == (
+            kept.value_low, kept.value_high, kept.iterations)
+        pairs = ([(kept, dropped)] if kept.parts is None
+                 else list(zip(kept.parts.values(), dropped.parts.values())))
+        for with_state, without in pairs:
+            assert with_state.state is not None and without.state is None
+            assert np.array_equal(_policy_array(with_state.policy), _policy_array(without.policy))
+
+
+def _policy_array(policy) -> np.ndarray:
+    """The probabilities of a history policy, the sums of a public one."""
+    return policy.sums if isinstance(policy, PublicPolicy) else policy.probabilities
 
 
 def test_a_truco_match_on_the_public_tree(tmp_path, capfd, tree_cache):

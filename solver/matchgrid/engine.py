@@ -85,10 +85,13 @@ class HandEngine(Protocol):
 
     def solve(self, game_string: str, utility_of_points: dict[float, float], *,
               target_exploitability: float, iterations: int, eval_every: int = 10,
-              warm_start: HandSolution | None = None) -> HandSolution:
+              warm_start: HandSolution | None = None,
+              keep_state: bool = True) -> HandSolution:
         """Solve the hand with terminal utilities `utility_of_points` until its exploitability
         (utility units, measured every `eval_every` iterations) is at most the target or after
-        `iterations` iterations in all, the same way on any machine."""
+        `iterations` iterations in all, the same way on any machine; the solution keeps the
+        solver state (to warm-start a re-solve) only with `keep_state` (a full-size Truco
+        hand's regrets are gigabytes)."""
 
 
 class HistoryEngine:
@@ -131,7 +134,8 @@ class HistoryEngine:
 
     def solve(self, game_string: str, utility_of_points: dict[float, float], *,
               target_exploitability: float, iterations: int, eval_every: int = 10,
-              warm_start: HandSolution | None = None) -> HandSolution:
+              warm_start: HandSolution | None = None,
+              keep_state: bool = True) -> HandSolution:
         """See `HandEngine.solve`."""
         tree, compile_seconds = self.tree(game_string)
         weighted = reweighted(tree, utility_of_points)
@@ -151,7 +155,8 @@ class HistoryEngine:
             game_string=game_string, value_low=low, value_high=high,
             iterations=result.iterations, seconds=result.seconds,
             compile_seconds=warm_start.compile_seconds if warm_start else compile_seconds,
-            curve=result.curve, policy=self._named(game, tree, policy), state=result.state)
+            curve=result.curve, policy=self._named(game, tree, policy),
+            state=result.state if keep_state else None)
 
     def _named(self, game, tree: GameTree, probabilities: np.ndarray) -> AveragePolicy:
         """The average policy with its information state strings (read once per game),

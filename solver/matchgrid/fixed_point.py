@@ -121,7 +121,7 @@ def solve_position(spec: MatchSpec, engine: HandEngine, position: tuple[int, int
             hands[d] = engine.solve(
                 games[d], utilities[d], target_exploitability=2 * settings.target_exploitability,
                 iterations=settings.iterations, eval_every=settings.eval_every,
-                warm_start=hands[d])
+                warm_start=hands[d], keep_state=linked)
             values[d] = _win_probability(hands[d].value)
         if not linked:
             break

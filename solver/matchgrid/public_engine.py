@@ -208,7 +208,8 @@ class PublicEngine:
 
     def solve(self, game_string: str, utility_of_points: dict[float, float], *,
               target_exploitability: float, iterations: int, eval_every: int = 10,
-              warm_start: HandSolution | None = None) -> HandSolution:
+              warm_start: HandSolution | None = None,
+              keep_state: bool = True) -> HandSolution:
         """See `HandEngine.solve`; a hand split into sub-games is solved sub-game by sub-game,
         each to the target, and combined (module docstring); a blind hand, which has no
         private information, exactly as the chance game it is (`blind_hand`)."""
@@ -220,7 +221,7 @@ class PublicEngine:
                 warm_start if warm_start.parts is None else warm_start.parts[label]
                 for label in labels]
         solved = self.map_parts(_solve_part, game_string,
-                                [(utility_of_points, stopping, w) for w in warm])
+                                [(utility_of_points, stopping, w, keep_state) for w in warm])
         if labels == [None]:
             return solved[0]
         weights = [facts.weight for facts in self.facts(game_string)]
@@ -229,8 +230,9 @@ class PublicEngine:
     def solve_part(self, game_string: str, label: str | None,
                    utility_of_points: dict[float, float], *, target_exploitability: float,
                    iterations: int, eval_every: int,
-                   warm_start: HandSolution | None) -> HandSolution:
-        """One sub-game of the hand solved to the target, in this process."""
+                   warm_start: HandSolution | None, keep_state: bool = True) -> HandSolution:
+        """One sub-game of the hand solved to the target, in this process (its solver state
+        kept with `keep_state`)."""
         shared = self.shared(game_string, label)
         solver = self.solver(game_string, utility_of_points,
                              None if warm_start is None else warm_start.state, label)
@@ -256,7 +258,7 @@ class PublicEngine:
         return HandSolution(
             game_string=game_string, value_low=-best1, value_high=high,
             iterations=solver.iteration, seconds=seconds, compile_seconds=compile_seconds,
-            curve=curve, policy=named, state=solver.state(seconds))
+            curve=curve, policy=named, state=solver.state(seconds) if keep_state else None)
 
     def _charge(self, shared: SharedTree) -> float:
         """The seconds building `shared` took for the first state solved on it, 0 after (a
@@ -304,13 +306,14 @@ def _part_facts(engine: PublicEngine, game_string: str, label: str | None) -> Pa
 
 def _solve_part(engine: PublicEngine, game_string: str, label: str | None,
                 utility_of_points: dict[float, float], stopping: tuple[float, int, int],
-                warm_start: HandSolution | None) -> HandSolution:
+                warm_start: HandSolution | None, keep_state: bool) -> HandSolution:
     """`PublicEngine.solve_part` (a `map_parts` task); `stopping`: (target exploitability,
     iterations, evaluation interval)."""
     target, iterations, eval_every = stopping
     return engine.solve_part(game_string, label, utility_of_points,
                              target_exploitability=target, iterations=iterations,
-                             eval_every=eval_every, warm_start=warm_start)
+                             eval_every=eval_every, warm_start=warm_start,
+                             keep_state=keep_state)
 
 
 def combined(game_string: str, weights: list[float],
