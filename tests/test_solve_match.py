@@ -5,8 +5,10 @@ files."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import pathlib
+import re
 import signal
 import subprocess
 import sys
@@ -310,13 +312,21 @@ def _policy_array(policy) -> np.ndarray:
 
 def test_a_truco_match_on_the_public_tree(tmp_path, capfd, tree_cache):
     """`solve-match` picks the public engine for two-player Truco, saves each state's vira
-    classes as `tricksolver solve` does, its table agrees with the history engine's within the
-    error bounds, and `exploit` and `show` read a state."""
+    classes as `tricksolver solve` does, its bar shows what the engine is doing (the trees it
+    reads or builds, each vira class's exploitability), its table agrees with the history
+    engine's within the error bounds, and `exploit` and `show` read a state."""
     args = ["python_trucomano", "-p", "num_ranks=4", "-p", "hand_size=1", "-p",
             "isomorphic=true", "-p", "target=4", "-p", "iron_hand_blind=false",
-            "--target-exploitability", "0.001", "--quiet"]
+            "--target-exploitability", "0.001"]
     out = tmp_path / "public"
+    capfd.readouterr()
     assert cli.main(["solve-match", *args, "--out", str(out)]) == 0
+    shown = capfd.readouterr().err
+    assert re.search(r"(reading|building) the public tree of vira [2-9TJQKA]", shown)
+    assert re.search(r"\d-\d-d[01] vira [2-9TJQKA]: iteration \d+, exploitability [\d.e-]+",
+                     shown)
+    assert re.search(r"last=\d-\d-d[01], p0_win=[01]\.\d{4}", shown)
+    assert not logging.getLogger("solver.matchgrid").handlers  # the bar's handler is gone
     summary = json.loads((out / "summary.json").read_text())
     assert summary["engine"] == "public" and summary["states"] == 32
     on_history = solve_table(TRUCO, tmp_path / "history", choice=HISTORY)
@@ -349,7 +359,7 @@ def test_a_truco_match_on_the_public_tree(tmp_path, capfd, tree_cache):
     # vira classes solved two at a time in worker processes: the same rows, to the bit
     rows = tmp_path / "eleven"
     assert cli.main(["solve-match", *args, "--from-score", "3", "--part-workers", "2",
-                     "--out", str(rows)]) == 0
+                     "--quiet", "--out", str(rows)]) == 0
     full = (out / store.VALUES_FILE).read_text().splitlines()
     assert (rows / store.VALUES_FILE).read_text().splitlines() == [
         line for line in full if line.startswith("score0") or "3" in line.split(",")[:2]]

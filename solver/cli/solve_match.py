@@ -1,8 +1,10 @@
 """The `solve-match` subcommand: every score state of a match solved for the match-win
 probability (`solver.matchgrid`), serially or on Ray, resumable, with a progress bar over the
-states; and the helpers `show --score`, `exploit` and `chart` use on its directories."""
+states that also shows, run in this process, what the engine is doing (its `logging` messages:
+the tree it reads or builds, each sub-game's latest exploitability); and the helpers `show --score`, `exploit` and `chart` use on its directories."""
 from __future__ import annotations
 
+import logging
 import pathlib
 import sys
 import time
@@ -138,26 +140,55 @@ def run_solve_match(args) -> int:
     total = len(spec.states())
     bar = tqdm(total=total, disable=args.quiet, file=sys.stderr, unit="state",
                desc="states", dynamic_ncols=True)
+    status = BarStatus(bar)
+    engine_log = logging.getLogger(ENGINE_LOGGER)
     started = time.perf_counter()
 
     def on_state(state, record) -> None:
         """Move the bar; show the state just solved."""
         bar.update(1)
-        bar.set_postfix({"last": state.label, "p0_win": f"{record['p0_win']:.4f}"},
-                        refresh=True)
+        status.last, status.now = f"last={state.label}, p0_win={record['p0_win']:.4f}", ""
+        status.show()
 
     def on_resumed(count: int) -> None:
         """Count the states a resumed run found already solved, and show them at once."""
         bar.update(count)
         bar.refresh()
 
+    if not args.quiet:
+        engine_log.addHandler(status)
+        engine_log.setLevel(logging.INFO)
     try:
         records = solve_match(spec, directory, settings, executor, run, resume=args.resume,
                               on_state=on_state, on_resumed=on_resumed)
     finally:
+        engine_log.removeHandler(status)
         bar.close()
     return _finish(spec, directory, records, run, time.perf_counter() - started, execution,
                    commit)
+
+
+ENGINE_LOGGER = "solver.matchgrid"  # the engines' progress messages
+
+
+class BarStatus(logging.Handler):
+    """The text after the progress bar: the last state solved and the engine's latest
+    message (what it is doing now, until the state is saved)."""
+
+    def __init__(self, bar: tqdm):
+        super().__init__(logging.INFO)
+        self.bar = bar
+        self.last = ""
+        self.now = ""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Show the engine's message as what it is doing now."""
+        self.now = record.getMessage()
+        self.show()
+
+    def show(self) -> None:
+        """Redraw the bar with the last state and the current work."""
+        self.bar.set_postfix_str("; ".join(filter(None, [self.last, self.now])), refresh=True)
 
 
 def _check_largest_hand_fits(spec) -> None:

@@ -42,6 +42,8 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import functools
+import logging
 import multiprocessing
 import os
 import time
@@ -55,9 +57,13 @@ from solver.cores import THREADS_VARIABLE
 from solver.public.cfr import PublicPolicy, PublicSolver
 from solver.public.parts import part_named, public_parts
 from solver.public.solve import make_solver
-from solver.public.tree import PlayTree, is_terminal, load_play_tree, outcome_of, tree_name
+from solver.public.tree import (PlayTree, is_terminal, load_play_tree, outcome_of,
+                                play_tree_cache_path, tree_name)
 from solver.registry import load_game
+from solver.matchgrid.states import ScoreState, load_game_with
 from solver.schedules import make_schedule
+
+logger = logging.getLogger(__name__)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,6 +122,9 @@ class PublicEngine:
         if key not in self._shared:
             began = time.perf_counter()
             part = part_named(reference, label)
+            cached = self.cache and play_tree_cache_path(reference, part).exists()
+            logger.info("%s the public tree of %s", "reading" if cached else "building",
+                        label or "the hand")
             tree = load_play_tree(reference, part, self.cache)
             if key not in self._void_bounds:
                 solver = make_solver(reference, self.schedule, part, tree)
@@ -237,6 +246,8 @@ class PublicEngine:
         solver = self.solver(game_string, utility_of_points,
                              None if warm_start is None else warm_start.state, label)
         measured = {}  # the last evaluation's best-response values: the result's bracket
+        where = " ".join(filter(None, [ScoreState.of_hand_game(load_game(game_string)).label,
+                                       label]))
 
         def evaluate() -> float:
             measured["values"] = solver.best_response_values()
@@ -246,7 +257,8 @@ class PublicEngine:
             solver, evaluate, algorithm=self.algorithm, iterations=iterations,
             target_exploitability=target_exploitability, time_limit=None,
             eval_every=eval_every, checkpoint=None, checkpoint_every=iterations, progress=False,
-            on_progress=None, start_seconds=warm_start.seconds if warm_start else 0.0,
+            on_progress=functools.partial(_log_progress, where),
+            start_seconds=warm_start.seconds if warm_start else 0.0,
             screen=solver.exploitability_lower_bound)
         if exploitability > target_exploitability and solver.iteration < iterations:
             raise KeyboardInterrupt  # the solve was stopped by Ctrl-C: nothing to save
@@ -277,6 +289,12 @@ class PublicEngine:
         solver.load_policy(PublicPolicy(solver.name, policy.talk, policy.sums))
         high, best1 = solver.best_response_values()
         return -best1, high
+
+
+def _log_progress(where: str, iteration: int, seconds: float, exploitability: float) -> None:
+    """Log a sub-game's evaluation (the command shows it beside its bar): the exploitability
+    in win-probability units, half the utility's (utilities are 2·V − 1)."""
+    logger.info("%s: iteration %d, exploitability %.2g", where, iteration, exploitability / 2)
 
 
 _WORKER_ENGINE: PublicEngine | None = None  # a part worker's own engine
@@ -347,8 +365,6 @@ def _tree_key(game_string: str, label: str | None) -> tuple[object, str]:
 
 def _with_scores(game, scores: tuple[int, int]):
     """`game` with score0, score1 set to `scores`."""
-    from solver.matchgrid.states import load_game_with
-
     parameters = dict(game.get_parameters())
     parameters["score0"], parameters["score1"] = (int(s) for s in scores)
     return load_game_with(game.get_type().short_name, parameters)

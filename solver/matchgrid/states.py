@@ -44,6 +44,12 @@ class ScoreState:
         """The scores (both dealers at one position are solved together)."""
         return self.score0, self.score1
 
+    @classmethod
+    def of_hand_game(cls, game: pyspiel.Game) -> "ScoreState":
+        """The state a hand game is played at: its score0, score1 and dealer."""
+        parameters = game.get_parameters()
+        return cls(*(int(parameters[name]) for name in SCORE_PARAMETERS))
+
     def mirrored(self) -> "ScoreState":
         """The same state with the players' seats exchanged."""
         return ScoreState(self.score1, self.score0, 1 - self.dealer)
