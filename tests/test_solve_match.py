@@ -4,6 +4,7 @@ the history engine, Ray against the serial path, resuming after SIGKILL, and the
 files."""
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -12,8 +13,10 @@ import re
 import signal
 import subprocess
 import sys
+import weakref
 
 import numpy as np
+import pyspiel
 import pytest
 
 from solver import cli
@@ -364,6 +367,105 @@ def test_a_truco_match_on_the_public_tree(tmp_path, capfd, tree_cache):
     assert (rows / store.VALUES_FILE).read_text().splitlines() == [
         line for line in full if line.startswith("score0") or "3" in line.split(",")[:2]]
     assert json.loads((rows / "summary.json").read_text())["from_score"] == 3
+
+
+def _calls_by_walking(directory: pathlib.Path) -> dict[str, float | None]:
+    """A state's truco figures the slow way: every history of its hand game walked with the
+    saved strategy (`Solution`, read at each OpenSpiel state), the first raise of a hand being
+    the truco call and the next decision its answer."""
+    from solver.play.strategy import Solution
+
+    game = pyspiel.load_game(json.loads((directory / "summary.json").read_text())["game"])
+    solution, dealer = Solution(directory, game), game.rules.dealer
+    called, ran = {"mão": 0.0, "pé": 0.0}, {"mão": 0.0, "pé": 0.0}
+
+    def walk(state, reach: float, answering: str | None, raised: bool) -> None:
+        if state.is_terminal():
+            return
+        if state.is_chance_node():
+            for action, probability in state.chance_outcomes():
+                walk(state.child(action), reach * probability, None, raised)
+            return
+        player = state.current_player()
+        for action, probability in solution.probabilities(state).items():
+            name = state.action_to_string(player, action)
+            if answering is not None and name == "Run":
+                ran[answering] += reach * probability
+            caller = None
+            if not raised and name == "Raise":
+                caller = "pé" if player == dealer else "mão"
+                called[caller] += reach * probability
+            walk(state.child(action), reach * probability, caller, raised or name == "Raise")
+
+    walk(game.new_initial_state(), 1.0, None, False)
+    return {"Mão calls truco": called["mão"],
+            "Pé runs from it": ran["mão"] / called["mão"] if called["mão"] else None,
+            "Pé calls truco": called["pé"],
+            "Mão runs from it": ran["pé"] / called["pé"] if called["pé"] else None}
+
+
+def test_truco_calls_and_runs_per_score_are_the_strategy_walked(tmp_path, tree_cache):
+    """The truco-call and run figures of a Truco match (`truco_calls`) are what walking every
+    history of the state's hand with its saved strategy gives; a mirror image has its
+    source's, the hand of eleven has no call; `chart` writes them as a table and a chart and
+    reads them back without the strategies."""
+    from solver.matchgrid import truco_calls
+
+    assert cli.main(["solve-match", "python_trucomano", "-p", "num_ranks=4", "-p",
+                     "hand_size=1", "-p", "isomorphic=true", "-p", "target=4", "-p",
+                     "iron_hand_blind=false", "--quiet", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "tables" / "truco_calls.csv").exists()
+    calls = truco_calls.record_calls(tmp_path)  # as the command saved them
+    assert set(calls) == set(MatchSpec.of_game(TRUCO).states())
+    states = tmp_path / store.STATES_DIR
+    for state in (ScoreState(1, 1, 0), ScoreState(2, 0, 1), ScoreState(2, 1, 0)):
+        walked = _calls_by_walking(states / state.label)
+        assert calls[state].keys() == walked.keys()
+        for name, figure in calls[state].items():
+            assert figure == pytest.approx(walked[name], abs=1e-9), (state, name)
+    assert calls[ScoreState(1, 1, 0)]["Mão calls truco"] > 0.01  # the walk sees calls
+    assert calls[ScoreState(0, 2, 0)] == calls[ScoreState(2, 0, 1)]
+    assert calls[ScoreState(3, 1, 1)] == {"Mão calls truco": 0.0, "Pé runs from it": None,
+                                          "Pé calls truco": 0.0, "Mão runs from it": None}
+    for strategy in states.glob("*/vira_*/strategy.npz"):
+        strategy.unlink()
+    assert cli.main(["chart", str(tmp_path)]) == 0
+    table = (tmp_path / "tables" / "truco_calls.csv").read_text().splitlines()
+    assert table[0] == "score0,score1,dealer," + ",".join(truco_calls.FIGURES)
+    assert len(table) == 1 + len(calls)
+    assert (tmp_path / "charts" / "truco_calls.png").exists()
+
+
+def test_a_finished_position_is_dropped_before_the_next_is_solved(tmp_path, tree_cache):
+    """Once a position's states are saved, its solutions (a full-size Truco position's
+    strategies: gigabytes) are no longer held while the next position is solved."""
+    spec = MatchSpec.of_game(TINY)
+    settings = Settings(target_exploitability=TARGET)
+    serial = SerialExecutor(spec, settings, PUBLIC)
+
+    class Watching:
+        """The serial executor, noting at each wait whether the last position's hands live."""
+        capacity = 1
+
+        def __init__(self):
+            self.last, self.alive = [], []
+
+        def submit(self, position, known):
+            serial.submit(position, known)
+
+        def next_finished(self):
+            gc.collect()
+            self.alive.append(any(hand() is not None for hand in self.last))
+            position, solutions = serial.next_finished()
+            self.last = [weakref.ref(solution.hand) for solution in solutions]
+            return position, solutions
+
+        def close(self):
+            serial.close()
+
+    watching = Watching()
+    solve_match(spec, tmp_path, settings, watching, run_settings(spec, settings, PUBLIC))
+    assert len(watching.alive) > 2 and not any(watching.alive)
 
 
 def test_the_public_and_history_tables_agree(tiny, tmp_path, tree_cache):

@@ -151,8 +151,9 @@ def run_solve_match(args) -> int:
         status.show()
 
     def on_resumed(count: int) -> None:
-        """Count the states a resumed run found already solved, and show them at once."""
-        bar.update(count)
+        """Count the states a resumed run found already solved, and show them at once (as
+        the bar's start: they do not count towards its rate and time left)."""
+        bar.n = bar.initial = count
         bar.refresh()
 
     if not args.quiet:
@@ -264,8 +265,10 @@ def _finish(spec, directory, records, run, seconds, execution, commit) -> int:
 def _draw(directory: pathlib.Path, summary: dict,
           out: pathlib.Path | None = None) -> list[pathlib.Path]:
     """The heat map of the match values and, for public-tree solves, the table and chart of
-    the non-dealer's first decision per score (`solver.matchgrid.score_strategy`)."""
-    from solver.matchgrid import score_strategy, store
+    the non-dealer's first decision per score (`solver.matchgrid.score_strategy`) and, for
+    Truco, of the truco calls and runs (`solver.matchgrid.truco_calls`)."""
+    from solver.analysis.truco import is_truco
+    from solver.matchgrid import score_strategy, store, truco_calls
     from solver.matchgrid.chart import plot_match_values
 
     directory = pathlib.Path(directory)
@@ -281,6 +284,8 @@ def _draw(directory: pathlib.Path, summary: dict,
             f"`tricksolver chart {directory}` redraws it.")
         paths += score_strategy.plot_first_decision(frequencies, game, target, charts)
         paths += score_strategy.write_by_hand_table(directory, directory / "tables")
+        if is_truco(load_game_checked(game)):
+            paths += truco_calls.write_calls(directory, game, target, charts)
     return paths
 
 

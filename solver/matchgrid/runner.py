@@ -100,6 +100,18 @@ def _hand_without_state(hand: HandSolution) -> HandSolution:
     return dataclasses.replace(hand, state=None, parts=parts)
 
 
+def _save_finished(executor: Executor, directory: pathlib.Path, run: dict
+                   ) -> tuple[tuple[int, int], dict[ScoreState, dict]]:
+    """Wait for the next finished position, save its states and return (position, {state:
+    record}). The solutions (a full-size Truco position's strategies are gigabytes) are
+    dropped on return, before the next position is solved: held in the loop, they doubled
+    its peak memory."""
+    position, solutions = executor.next_finished()
+    for solution in solutions:
+        store.save_state(directory, solution, run)
+    return position, {solution.state: store.state_record(solution) for solution in solutions}
+
+
 class SerialExecutor:
     """Solves each position in this process when asked for it."""
 
@@ -190,12 +202,9 @@ def solve_match(spec: MatchSpec, directory: pathlib.Path, settings: Settings,
                 if len(pending) == waiting:
                     raise RuntimeError(f"no position of {pending} can be solved")
                 continue  # only mirror images were ready: write the next ones
-            position, solutions = executor.next_finished()
+            position, saved = _save_finished(executor, directory, run)
             in_flight.discard(position)
-            for solution in solutions:
-                store.save_state(directory, solution, run)
-            finish(position, {solution.state: store.state_record(solution)
-                              for solution in solutions})
+            finish(position, saved)
     finally:
         executor.close()
     return records

@@ -149,19 +149,22 @@ def state_frequencies(directory: pathlib.Path) -> dict[ScoreState, dict[str, flo
     return found
 
 
-def frequency_table(frequencies: dict[ScoreState, dict[str, float]]) -> tuple[list, list]:
-    """(header, rows) of the table: one row per state, one column per action."""
-    actions = action_order({name for row in frequencies.values() for name in row})
-    header = ["score0", "score1", "dealer", *actions]
-    rows = [[s.score0, s.score1, s.dealer, *(f"{frequencies[s].get(a, 0.0):.4f}"
-                                             for a in actions)]
-            for s in sorted(frequencies)]
+def frequency_table(frequencies: dict[ScoreState, dict[str, float | None]],
+                    columns: list[str] | None = None) -> tuple[list, list]:
+    """(header, rows) of the table: one row per state, one column per action (`columns`, by
+    default every action, `action_order`); "-" where a state has no figure (None)."""
+    columns = columns or action_order({name for row in frequencies.values() for name in row})
+    header = ["score0", "score1", "dealer", *columns]
+    rows = [[s.score0, s.score1, s.dealer, *(
+        "-" if frequencies[s].get(c, 0.0) is None else f"{frequencies[s].get(c, 0.0):.4f}"
+        for c in columns)] for s in sorted(frequencies)]
     return header, rows
 
 
-def write_tables(frequencies, out: pathlib.Path, caption: str) -> list[pathlib.Path]:
-    """DIR/tables/first_decision.csv and .md."""
-    header, rows = frequency_table(frequencies)
+def write_tables(frequencies, out: pathlib.Path, caption: str, stem: str = STEM,
+                 columns: list[str] | None = None) -> list[pathlib.Path]:
+    """`out`/`stem`.csv and .md (DIR/tables/first_decision.* by default)."""
+    header, rows = frequency_table(frequencies, columns)
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="\n").writerows([header, *rows])
     out = pathlib.Path(out)
@@ -169,7 +172,7 @@ def write_tables(frequencies, out: pathlib.Path, caption: str) -> list[pathlib.P
     markdown = [caption, "", "| " + " | ".join(header) + " |",
                 "|" + "---:|" * len(header)]
     markdown += ["| " + " | ".join(map(str, row)) + " |" for row in rows]
-    paths = [out / f"{STEM}.csv", out / f"{STEM}.md"]
+    paths = [out / f"{stem}.csv", out / f"{stem}.md"]
     atomic_write_bytes(paths[0], buffer.getvalue().encode())
     atomic_write_bytes(paths[1], ("\n".join(markdown) + "\n").encode())
     return paths
@@ -177,8 +180,18 @@ def write_tables(frequencies, out: pathlib.Path, caption: str) -> list[pathlib.P
 
 def plot_first_decision(frequencies, game_string: str, target: int,
                         out: pathlib.Path) -> list[pathlib.Path]:
-    """One heat map per action (rows) and dealer (columns), percent in every cell."""
-    header, _ = frequency_table(frequencies)
+    """DIR/charts/first_decision.{png,svg} (`plot_score_frequencies`)."""
+    return plot_score_frequencies(
+        frequencies, f"{game_title(load_game(game_string))}: the hand's first decision per "
+        f"score (match to {target}), % of hands", target, out, STEM)
+
+
+def plot_score_frequencies(frequencies, title: str, target: int, out: pathlib.Path, stem: str,
+                           columns: list[str] | None = None,
+                           unit: str = "% of hands") -> list[pathlib.Path]:
+    """One heat map per action (rows) and dealer (columns), percent in every cell (none
+    where a state has no figure); `unit` labels the colour bars."""
+    header, _ = frequency_table(frequencies, columns)
     actions = header[3:]
     size = 0.36 * target + 1.2
     figure, axes = plt.subplots(len(actions), 2, figsize=(2 * size + 2.0, size * len(actions)),
@@ -188,10 +201,10 @@ def plot_first_decision(frequencies, game_string: str, target: int,
         for axis, dealer in zip(axes[row], (1, 0)):
             leader = "player 0" if dealer == 1 else "player 1"
             image = draw_score_grid(
-                axis, {state: values.get(action, 0.0) for state, values in frequencies.items()},
+                axis, {state: values.get(action, 0.0) for state, values in frequencies.items()
+                       if values.get(action, 0.0) is not None},
                 dealer, target, "viridis", lambda v: "black" if v > 0.6 else "white",
                 f"{action}: dealer {dealer} ({leader} leads)")
-        percent_colour_bar(figure, image, axes[row], "% of hands")
-    figure.suptitle(f"{game_title(load_game(game_string))}: the hand's first decision "
-                    f"per score (match to {target}), % of hands", fontsize=10)
-    return _save(figure, pathlib.Path(out), STEM)
+        percent_colour_bar(figure, image, axes[row], unit)
+    figure.suptitle(title, fontsize=10)
+    return _save(figure, pathlib.Path(out), stem)
