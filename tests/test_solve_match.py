@@ -415,8 +415,8 @@ def test_truco_calls_and_runs_per_score_are_the_strategy_walked(tmp_path, tree_c
                      "hand_size=1", "-p", "isomorphic=true", "-p", "target=4", "-p",
                      "iron_hand_blind=false", "--quiet", "--out", str(tmp_path)]) == 0
     assert (tmp_path / "tables" / "truco_calls.csv").exists()
-    calls = truco_calls.record_calls(tmp_path)  # as the command saved them
-    assert set(calls) == set(MatchSpec.of_game(TRUCO).states())
+    calls, missing = truco_calls.record_calls(tmp_path)  # as the command saved them
+    assert set(calls) == set(MatchSpec.of_game(TRUCO).states()) and missing == []
     states = tmp_path / store.STATES_DIR
     for state in (ScoreState(1, 1, 0), ScoreState(2, 0, 1), ScoreState(2, 1, 0)):
         walked = _calls_by_walking(states / state.label)
@@ -429,10 +429,14 @@ def test_truco_calls_and_runs_per_score_are_the_strategy_walked(tmp_path, tree_c
                                           "Pé calls truco": 0.0, "Mão runs from it": None}
     for strategy in states.glob("*/vira_*/strategy.npz"):
         strategy.unlink()
+    (states / "1-1-d0" / truco_calls.CALLS_FILE).unlink()  # as if solved elsewhere
     assert cli.main(["chart", str(tmp_path)]) == 0
     table = (tmp_path / "tables" / "truco_calls.csv").read_text().splitlines()
     assert table[0] == "score0,score1,dealer," + ",".join(truco_calls.FIGURES)
-    assert len(table) == 1 + len(calls)
+    assert len(table) == len(calls)  # the header, every state but 1-1-d0
+    assert "1,1,0," not in "\n".join(table)
+    assert "Left out (1: their strategies were not on the machine that drew this): 1-1-d0." in (
+        tmp_path / "tables" / "truco_calls.md").read_text()
     assert (tmp_path / "charts" / "truco_calls.png").exists()
 
 

@@ -9,13 +9,16 @@ the state's terminal utilities. The first raise of a hand is the truco call (to 
 answer is met at most once per hand, so the probability of reaching `dealer_answer_raise_3`
 (the pé answers) is P(the mão calls truco), and the `Run` mass there over that probability is
 P(the pé runs | the mão called); `nondealer_answer_raise_3` gives the same for the pé's call.
-Vira classes are weighted by their probability (the vira is public). A hand of eleven and an
-iron hand allow no raise: nobody calls, and nobody runs from a call (no figure).
+Vira classes are weighted by their probability (the vira is public). A hand whose tree has no
+raise (the hand of eleven, the iron hand) needs no strategy: nobody calls, and nobody runs
+from a call (no figure).
 
 The figures are kept beside each state's summary (`CALLS_FILE`), so the table is drawn again
 without the strategies (which are not committed); a mirrored state (seat symmetry) takes its
-image's: the same person deals and leads in both. Written as DIR/tables/truco_calls.{csv,md}
-and drawn as one heat map per figure (DIR/charts/truco_calls.{png,svg}).
+image's: the same person deals and leads in both. A state whose strategy is not on this
+machine and whose figures were never kept is left out (blank), and the table's caption names
+it. Written as DIR/tables/truco_calls.{csv,md} and drawn as one heat map per figure
+(DIR/charts/truco_calls.{png,svg}).
 """
 from __future__ import annotations
 
@@ -44,7 +47,8 @@ FIGURES = tuple(name for pair in ANSWERS.values() for name in pair)
 
 def state_calls(engine: PublicEngine, directory: pathlib.Path) -> dict[str, float | None]:
     """{figure: probability} of one solved state (`directory`: its `states/A-B-dD/`, holding
-    each vira class's strategy); a run figure is None where nobody calls."""
+    each vira class's strategy where the class has a raise); a run figure is None where
+    nobody calls. ResultError where a strategy it needs is missing."""
     summary = results.read_summary(directory)
     game_string = results.base_game_string(summary["game"])
     game = load_game(game_string)
@@ -53,9 +57,11 @@ def state_calls(engine: PublicEngine, directory: pathlib.Path) -> dict[str, floa
         utility = {float(p): float(u) for p, u in summary["match"]["utility_of_points"]}
         parts = public_parts(game)
         for part in parts:
+            label = part.label if len(parts) > 1 else None
+            if not has_raise(part):
+                continue
             saved = results.load_result(results.part_directory(directory, part))
-            solver = engine.solver(game_string, utility,
-                                   label=part.label if len(parts) > 1 else None)
+            solver = engine.solver(game_string, utility, label=label)
             solver.load_policy(PublicPolicy(solver.name, saved.policy.talk, saved.policy.sums))
             rows = class_sums(solver).part_rows(part).rows
             for key, total in sums.items():
@@ -70,11 +76,18 @@ def state_calls(engine: PublicEngine, directory: pathlib.Path) -> dict[str, floa
     return figures
 
 
+def has_raise(part) -> bool:
+    """Whether a sub-game's hand allows a raise at all (not the hand of eleven, where truco is
+    illegal, nor the iron hand: games/RULES.md TP-11, TP-12): some side may raise at a card
+    turn, as its public root says."""
+    return bool(part.root().may_raise_sides())
+
+
 def record_calls(directory: pathlib.Path, engine: PublicEngine | None = None
-                 ) -> dict[ScoreState, dict[str, float | None]]:
-    """{state: figures} of every solved state of a Truco match directory: read from its
-    `CALLS_FILE`, else computed from its strategy (`state_calls`) and saved there; a mirrored
-    state takes its image's. ValueError (one line) for a state with neither."""
+                 ) -> tuple[dict[ScoreState, dict[str, float | None]], list[str]]:
+    """({state: figures}, [the states left out]) of a Truco match directory: each solved
+    state's figures read from its `CALLS_FILE`, else computed (`state_calls`) and kept there
+    (a mirrored state takes its image's); a state whose strategy is missing is left out."""
     root = pathlib.Path(directory) / store.STATES_DIR
     engine = engine or PublicEngine(memory_bytes=0)  # one tree at a time: read from the cache
     found, missing = {}, []
@@ -87,26 +100,25 @@ def record_calls(directory: pathlib.Path, engine: PublicEngine | None = None
             try:
                 figures = state_calls(engine, source)
             except results.ResultError:
-                missing.append(source.name)
+                missing.append(path.name)
                 continue
             atomic_write_bytes(saved, (json.dumps(figures, indent=1) + "\n").encode())
         found[parse_label(path.name)] = json.loads(saved.read_text())
-    if missing:
-        raise ValueError(f"{directory}: {len(missing)} states ({', '.join(missing[:3])}, ...) "
-                                  f"have neither {CALLS_FILE} nor their strategy: solve them again "
-                         f"(delete their directories, then solve-match ... --resume)")
-    return found
+    return found, missing
 
 
 def write_calls(directory: pathlib.Path, game_string: str, target: int,
                 charts: pathlib.Path) -> list[pathlib.Path]:
     """DIR/tables/truco_calls.{csv,md} and `charts`/truco_calls.{png,svg} of a Truco match
-    directory (`record_calls`: the figures computed where a state has none yet)."""
-    calls = record_calls(directory)
+    directory (`record_calls`: the figures computed where a state has none kept yet)."""
+    calls, missing = record_calls(directory)
     caption = (f"Truco calls and runs per score state of `{game_string}` (match to {target}), "
                f"from each state's equilibrium: how often the mão (the non-dealer) and the pé "
                f"call truco in the hand, and how often the other side runs from the call "
                f"(\"-\": nobody calls there); `tricksolver chart {directory}` redraws it.")
+    if missing:
+        caption += (f" Left out ({len(missing)}: their strategies were not on the machine "
+                    f"that drew this): {', '.join(missing)}.")
     paths = write_tables(calls, pathlib.Path(directory) / "tables", caption, STEM,
                          list(FIGURES))
     return paths + plot_score_frequencies(
