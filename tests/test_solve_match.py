@@ -531,7 +531,14 @@ def test_the_command_resumes_after_sigkill_with_the_same_table(tiny, tmp_path, c
     process.wait()
     saved = len(list((out / "states").glob("*-d*")))
     assert 3 <= saved < 18  # three solved states, and the mirror images saved with them
-    assert not (out / store.VALUES_FILE).exists()
+    # the table and summary hold the positions finished before the kill (a half-saved
+    # position's states are solved again on resume)
+    partial = json.loads((out / "summary.json").read_text())
+    assert (partial["complete"], partial["states_of_match"]) == (False, 18)
+    assert 2 <= partial["states"] < saved
+    assert (out / store.VALUES_FILE).read_text() == store.values_csv(
+        {state: record for state, record in tiny[1].items()
+         if state.label in partial["per_state"]})
     assert cli.main(["solve-match", *TINY_ARGS, "--target-exploitability", str(TARGET),
                      "--quiet", "--out", str(out)]) == 2  # refused without --resume
     assert "--resume" in capfd.readouterr().err
@@ -540,7 +547,7 @@ def test_the_command_resumes_after_sigkill_with_the_same_table(tiny, tmp_path, c
     assert (out / store.VALUES_FILE).read_text() == store.values_csv(tiny[1])
     assert (out / store.VALUES_FILE).read_text().startswith("score0,score1,dealer,p0_win\n")
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["states"] == 18 and len(summary["per_state"]) == 18
+    assert summary["states"] == 18 and len(summary["per_state"]) == 18 and summary["complete"]
     assert summary["totals"]["max_exploitability"] <= TARGET
     assert {"p0_win", "exploitability", "error_bound", "fixed_point_residual"} <= set(
         summary["how"])

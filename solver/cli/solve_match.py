@@ -111,8 +111,9 @@ def add_parser(subparsers) -> None:
 
 def run_solve_match(args) -> int:
     """`tricksolver solve-match`."""
-    from solver.matchgrid import MatchSpec, Settings, solve_match
+    from solver.matchgrid import MatchSpec, Settings, solve_match, store
     from solver.matchgrid.runner import EngineChoice, run_settings
+    from solver.matchgrid.summary import match_summary
 
     game = load_game_checked(game_string_from(args.game, args.param))
     spec = MatchSpec.of_game(game, args.from_score)
@@ -159,9 +160,15 @@ def run_solve_match(args) -> int:
     if not args.quiet:
         engine_log.addHandler(status)
         engine_log.setLevel(logging.INFO)
+    def on_records(records: dict) -> None:
+        """Keep the table and summary true while the run goes on (`complete`: false)."""
+        store.write_match(directory, spec, records, match_summary(
+            spec, records, run, time.perf_counter() - started, execution, commit))
+
     try:
         records = solve_match(spec, directory, settings, executor, run, resume=args.resume,
-                              on_state=on_state, on_resumed=on_resumed)
+                              on_state=on_state, on_resumed=on_resumed,
+                              on_records=on_records)
     finally:
         engine_log.removeHandler(status)
         bar.close()

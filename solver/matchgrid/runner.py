@@ -149,7 +149,9 @@ def run_settings(spec: MatchSpec, settings: Settings, choice: EngineChoice) -> d
 def solve_match(spec: MatchSpec, directory: pathlib.Path, settings: Settings,
                 executor: Executor, run: dict, resume: bool = False,
                 on_state: Callable[[ScoreState, dict], None] | None = None,
-                on_resumed: Callable[[int], None] | None = None) -> dict[ScoreState, dict]:
+                on_resumed: Callable[[int], None] | None = None,
+                on_records: Callable[[dict[ScoreState, dict]], None] | None = None
+                ) -> dict[ScoreState, dict]:
     """Solve every state of `spec` into `directory`; {state: record} of all states.
 
     Without `resume`, a directory that already holds solved states is refused (ValueError);
@@ -157,7 +159,8 @@ def solve_match(spec: MatchSpec, directory: pathlib.Path, settings: Settings,
     With `settings.seat_symmetry`, a position with score0 < score1 is not solved but written
     as its mirror image's (`store.save_mirror`) as soon as that is done. `on_resumed(count)`
     is told how many states were kept, `on_state(state, record)` is called with each state
-    solved or mirrored in this run. The executor is closed at the end, also on errors.
+    solved or mirrored in this run, `on_records(records)` with every state's record so far
+    when the kept ones are read and after each position is saved. The executor is closed at the end, also on errors.
     """
     try:
         records = store.load_states(directory, spec, run)
@@ -168,8 +171,11 @@ def solve_match(spec: MatchSpec, directory: pathlib.Path, settings: Settings,
                 if ScoreState(*state.position, 1 - state.dealer) in records}
         records = {state: record for state, record in records.items()
                    if state.position in done}
-        if on_resumed is not None and records:
-            on_resumed(len(records))
+        if records:
+            if on_resumed is not None:
+                on_resumed(len(records))
+            if on_records is not None:
+                on_records(records)
 
         def finish(position: tuple[int, int], new: dict[ScoreState, dict]) -> None:
             records.update(new)
@@ -177,6 +183,8 @@ def solve_match(spec: MatchSpec, directory: pathlib.Path, settings: Settings,
             if on_state is not None:
                 for state, record in new.items():
                     on_state(state, record)
+            if on_records is not None:
+                on_records(records)
 
         pending = [p for p in spec.positions() if p not in done]
         in_flight: set[tuple[int, int]] = set()

@@ -12,10 +12,14 @@
                             them under `by_part` as `tricksolver solve` does; for a blind
                             iron hand (no decision matters) no strategy at all, `strategy` in
                             the summary says why
-    DIR/match_values.csv    score0,score1,dealer,p0_win: one row per state
+        truco_calls.json    Truco: the state's truco calls and runs (`solver.matchgrid.
+                            truco_calls`), kept when first read from its strategy
+    DIR/match_values.csv    score0,score1,dealer,p0_win: one row per state solved so far
     DIR/summary.json        the match: game, settings, per-state figures, totals, how each
-                            figure was obtained
-    DIR/charts/             the heat map of p0_win per dealer (`solver.matchgrid.chart`)
+                            figure was obtained; both rewritten after every position, with
+                            `complete` false until every state is solved
+    DIR/charts/, tables/    the heat map of p0_win per dealer (`solver.matchgrid.chart`) and
+                            how the play changes with the score, drawn when a run ends
 
 A state directory is written whole under a temporary name and renamed into place, so a
 killed run leaves finished states complete and no partial one (`--resume` skips the finished

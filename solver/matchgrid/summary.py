@@ -29,6 +29,10 @@ HOW = {
     "position_seconds": "wall seconds of the state's position (both dealers: compiling, "
                         "every round, brackets, bounds, names); the totals count each "
                         "position once",
+    "complete": "whether every state of the match (or of the rows from from_score) is "
+                "solved: false while a run is in progress or after it was stopped, the table "
+                "then holding the states solved so far (states of states_of_match; "
+                "--resume continues it)",
     "from_score": "where set, only the states where a player has at least that many points "
                   "are solved (their hands reach no other state); the table holds those",
     "symmetry": "max over states of |V(a, b, d) - (1 - V(b, a, 1 - d))|: zero for a game "
@@ -41,7 +45,8 @@ HOW = {
 
 def match_summary(spec: MatchSpec, records: dict[ScoreState, dict], run: dict,
                   wall_seconds: float, workers: str, commit: str | None) -> dict:
-    """The summary.json of a finished match solve."""
+    """The summary.json of a match solve: of the states solved so far (`records`), complete
+    once they are all of `spec`'s."""
     states = sorted(records)
     values = {state: records[state]["p0_win"] for state in states}
     glance = {state.label: round(values[state], 6)
@@ -55,6 +60,8 @@ def match_summary(spec: MatchSpec, records: dict[ScoreState, dict], run: dict,
         **{key: value for key, value in run.items() if key != "match_game"},
         **({"from_score": spec.from_score} if spec.from_score else {}),
         "states": len(states),
+        "states_of_match": len(spec.states()),
+        "complete": len(states) == len(spec.states()),
         "at_a_glance": glance,
         "totals": {
             "solve_seconds": sum(r["seconds"] for r in records.values()),
