@@ -1,7 +1,8 @@
 """The `solve-match` subcommand: every score state of a match solved for the match-win
 probability (`solver.matchgrid`), serially or on Ray, resumable, with a progress bar over the
 states that also shows, run in this process, what the engine is doing (its `logging` messages:
-the tree it reads or builds, each sub-game's latest exploitability); and the helpers `show --score`, `exploit` and `chart` use on its directories."""
+the tree it reads or builds, each sub-game's latest exploitability); and the helpers
+`show --score`, `exploit` and `chart` use on its directories."""
 from __future__ import annotations
 
 import logging
@@ -157,20 +158,22 @@ def run_solve_match(args) -> int:
         bar.n = bar.initial = count
         bar.refresh()
 
-    if not args.quiet:
-        engine_log.addHandler(status)
-        engine_log.setLevel(logging.INFO)
     def on_records(records: dict) -> None:
         """Keep the table and summary true while the run goes on (`complete`: false)."""
         store.write_match(directory, spec, records, match_summary(
             spec, records, run, time.perf_counter() - started, execution, commit))
 
+    level = engine_log.level
+    if not args.quiet:
+        engine_log.addHandler(status)
+        engine_log.setLevel(logging.INFO)
     try:
         records = solve_match(spec, directory, settings, executor, run, resume=args.resume,
                               on_state=on_state, on_resumed=on_resumed,
                               on_records=on_records)
     finally:
         engine_log.removeHandler(status)
+        engine_log.setLevel(level)
         bar.close()
     return _finish(spec, directory, records, run, time.perf_counter() - started, execution,
                    commit)

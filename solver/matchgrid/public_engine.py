@@ -53,6 +53,7 @@ import numpy as np
 from solver.cfr import run_iterations
 from solver.matchgrid import blind_hand
 from solver.matchgrid.engine import HandSolution
+from solver.matchgrid.states import ScoreState, load_game_with
 from solver.cores import THREADS_VARIABLE
 from solver.public.cfr import PublicPolicy, PublicSolver
 from solver.public.parts import part_named, public_parts
@@ -60,7 +61,6 @@ from solver.public.solve import make_solver
 from solver.public.tree import (PlayTree, is_terminal, load_play_tree, outcome_of,
                                 play_tree_cache_path, tree_name)
 from solver.registry import load_game
-from solver.matchgrid.states import ScoreState, load_game_with
 from solver.schedules import make_schedule
 
 logger = logging.getLogger(__name__)

@@ -160,7 +160,8 @@ def solve_match(spec: MatchSpec, directory: pathlib.Path, settings: Settings,
     as its mirror image's (`store.save_mirror`) as soon as that is done. `on_resumed(count)`
     is told how many states were kept, `on_state(state, record)` is called with each state
     solved or mirrored in this run, `on_records(records)` with every state's record so far
-    when the kept ones are read and after each position is saved. The executor is closed at the end, also on errors.
+    when the kept ones are read and after each position is saved. The executor is closed at
+    the end, also on errors.
     """
     try:
         records = store.load_states(directory, spec, run)
