@@ -9,9 +9,9 @@ the state's terminal utilities. The first raise of a hand is the truco call (to 
 answer is met at most once per hand, so the probability of reaching `dealer_answer_raise_3`
 (the pé answers) is P(the mão calls truco), and the `Run` mass there over that probability is
 P(the pé runs | the mão called); `nondealer_answer_raise_3` gives the same for the pé's call.
-Vira classes are weighted by their probability (the vira is public). A hand whose tree has no
-raise (the hand of eleven, the iron hand) needs no strategy: nobody calls, and nobody runs
-from a call (no figure).
+Vira classes are weighted by their probability (the vira is public). A hand that allows no
+raise (the hand of eleven where truco is illegal, the iron hand: its public root says so)
+needs no strategy: nobody calls, and nobody runs from a call (no figure).
 
 The figures are kept beside each state's summary (`CALLS_FILE`), so the table is drawn again
 without the strategies (which are not committed); a mirrored state (seat symmetry) takes its
@@ -26,9 +26,9 @@ import json
 import pathlib
 
 from solver import results
+from solver.analysis.charts import game_title
 from solver.analysis.truco import class_sums
 from solver.atomic import atomic_write_bytes
-from solver.analysis.charts import game_title
 from solver.matchgrid import blind_hand, store
 from solver.matchgrid.public_engine import PublicEngine
 from solver.matchgrid.score_strategy import plot_score_frequencies, write_tables
