@@ -37,7 +37,7 @@ from solver.matchgrid.hand_decisions import (
     action_order,
 )
 from solver.matchgrid.public_engine import PublicEngine
-from solver.matchgrid.states import ScoreState, parse_label
+from solver.matchgrid.states import ScoreState
 from solver.public import _kernels as kernels
 from solver.public.cfr import PublicPolicy
 from solver.registry import load_game
@@ -105,16 +105,12 @@ def write_by_hand_table(directory: pathlib.Path, out: pathlib.Path) -> list[path
     """`out`/first_decision_by_hand.csv: every state's `first_decision_by_hand.csv` with its
     score0, score1, dealer in front (a mirror image takes its source's rows: the same seat of
     the same hand); nothing if some solved state has none (solved before they were kept)."""
-    root = pathlib.Path(directory) / store.STATES_DIR
     tables: dict[ScoreState, list[dict]] = {}
-    for path in sorted(root.iterdir()):
-        if path.name.startswith(".") or not (path / results.SUMMARY_FILE).exists():
-            continue
-        source = results.read_summary(path).get("mirror_of")
-        table = root / (source or path.name) / BY_HAND_FILE
+    for state, _, source in store.solved_directories(directory):
+        table = source / BY_HAND_FILE
         if not table.exists():
             return []
-        tables[parse_label(path.name)] = list(csv.DictReader(table.read_text().splitlines()))
+        tables[state] = list(csv.DictReader(table.read_text().splitlines()))
     actions = action_order({key for rows in tables.values() if rows for key in rows[0]} - {
         "part", "hand", "share"})  # (a blind iron hand has no hand seen, so no rows)
     buffer = io.StringIO()
@@ -135,12 +131,10 @@ def state_frequencies(directory: pathlib.Path) -> dict[ScoreState, dict[str, flo
     recorded when it was solved (ValueError, one line, for states solved without them: not
     on the public tree)."""
     found, missing = {}, []
-    for path in sorted((pathlib.Path(directory) / store.STATES_DIR).iterdir()):
-        if path.name.startswith(".") or not (path / results.SUMMARY_FILE).exists():
-            continue
+    for state, path, _ in store.solved_directories(directory):
         record = results.read_summary(path)["match"]
         if "first_decision" in record:
-            found[parse_label(path.name)] = record["first_decision"]
+            found[state] = record["first_decision"]
         else:
             missing.append(path.name)
     if missing:

@@ -217,6 +217,21 @@ def load_states(directory: pathlib.Path, spec: MatchSpec, run: dict) -> dict[Sco
     return found
 
 
+def solved_directories(directory: pathlib.Path
+                       ) -> list[tuple[ScoreState, pathlib.Path, pathlib.Path]]:
+    """(state, its directory, the directory its strategy and figures are read from) of every
+    finished state in DIR/states, in label order: a mirror image's source is the state it
+    mirrors (`mirror_of`: the same seat of the same hand), any other state's its own."""
+    root = pathlib.Path(directory) / STATES_DIR
+    found = []
+    for path in sorted(root.iterdir()):
+        if path.name.startswith(".") or not (path / results.SUMMARY_FILE).exists():
+            continue
+        source = results.read_summary(path).get("mirror_of") or path.name
+        found.append((parse_label(path.name), path, root / source))
+    return found
+
+
 def values_csv(records: dict[ScoreState, dict]) -> str:
     """match_values.csv: one row per state, by score0, score1, dealer."""
     buffer = io.StringIO()

@@ -32,7 +32,7 @@ from solver.atomic import atomic_write_bytes
 from solver.matchgrid import blind_hand, store
 from solver.matchgrid.public_engine import PublicEngine
 from solver.matchgrid.score_strategy import plot_score_frequencies, write_tables
-from solver.matchgrid.states import ScoreState, parse_label
+from solver.matchgrid.states import ScoreState
 from solver.public.cfr import PublicPolicy
 from solver.public.parts import public_parts
 from solver.registry import load_game
@@ -88,22 +88,18 @@ def record_calls(directory: pathlib.Path, engine: PublicEngine | None = None
     """({state: figures}, [the states left out]) of a Truco match directory: each solved
     state's figures read from its `CALLS_FILE`, else computed (`state_calls`) and kept there
     (a mirrored state takes its image's); a state whose strategy is missing is left out."""
-    root = pathlib.Path(directory) / store.STATES_DIR
     engine = engine or PublicEngine(memory_bytes=0)  # one tree at a time: read from the cache
     found, missing = {}, []
-    for path in sorted(root.iterdir()):
-        if path.name.startswith(".") or not (path / results.SUMMARY_FILE).exists():
-            continue
-        source = root / (results.read_summary(path).get("mirror_of") or path.name)
+    for state, _, source in store.solved_directories(directory):
         saved = source / CALLS_FILE
         if not saved.exists():
             try:
                 figures = state_calls(engine, source)
             except results.ResultError:
-                missing.append(path.name)
+                missing.append(state.label)
                 continue
             atomic_write_bytes(saved, (json.dumps(figures, indent=1) + "\n").encode())
-        found[parse_label(path.name)] = json.loads(saved.read_text())
+        found[state] = json.loads(saved.read_text())
     return found, missing
 
 
