@@ -33,6 +33,10 @@ HOW = {
                 "solved: false while a run is in progress or after it was stopped, the table "
                 "then holding the states solved so far (states of states_of_match; "
                 "--resume continues it)",
+    "wall_seconds_of_last_run": "wall seconds of the run that wrote this file, up to the "
+                                "write: a run rewrites the file when it has read the saved "
+                                "states (a resumed run then shows seconds, not its solving "
+                                "time) and after every position",
     "from_score": "where set, only the states where a player has at least that many points "
                   "are solved (their hands reach no other state); the table holds those",
     "symmetry": "max over states of |V(a, b, d) - (1 - V(b, a, 1 - d))|: zero for a game "
