@@ -105,6 +105,72 @@ def test_match_command_prints_summary_and_writes_json(tmp_path, capsys):
     assert record["command"].startswith("tricksolver match")
 
 
+class _Killed(Exception):
+    """Stands for a kill between two deals."""
+
+
+def _kill_after(deals):
+    """An `after_deal` that saves a copy of the progress, then stops the match after `deals`."""
+    saved = []
+
+    def after_deal(progress):
+        saved.append(match.MatchProgress.from_record(json.loads(json.dumps(
+            dataclasses.asdict(progress)))))
+        if len(progress.deal_points) == deals:
+            raise _Killed
+    return after_deal, saved
+
+
+def test_a_resumed_match_equals_one_played_in_a_single_run():
+    game = pyspiel.load_game(SMALL)
+    after_deal, saved = _kill_after(3)
+    with pytest.raises(_Killed):
+        match.play_match(game, "ismcts:3", "heuristic", deals=7, seed=11, progress=False,
+                         after_deal=after_deal)
+    resumed = match.play_match(game, "ismcts:3", "heuristic", deals=7, seed=11,
+                               progress=False, resume=saved[-1])
+    whole = match.play_match(game, "ismcts:3", "heuristic", deals=7, seed=11, progress=False)
+    assert len(saved[-1].deal_points) == 3
+    assert resumed == whole
+    assert resumed.move_ms["a"]["moves"] == whole.move_ms["a"]["moves"]
+
+
+@pytest.mark.parametrize("change, fragment", [
+    ({"seed": 12}, "seed 11"), ({"deals": 8}, "deals 7"), ({"spec_a": "random"}, "bot_a"),
+])
+def test_resume_refuses_progress_of_another_match(change, fragment):
+    game = pyspiel.load_game(SMALL)
+    after_deal, saved = _kill_after(2)
+    with pytest.raises(_Killed):
+        match.play_match(game, "heuristic", "random", deals=7, seed=11, progress=False,
+                         after_deal=after_deal)
+    asked = {"spec_a": "heuristic", "spec_b": "random", "deals": 7, "seed": 11, **change}
+    with pytest.raises(ValueError, match=fragment):
+        match.play_match(game, progress=False, resume=saved[-1], **asked)
+
+
+def test_match_command_saves_progress_and_resumes_it(tmp_path, capsys):
+    path = tmp_path / "match.json"
+    partial = tmp_path / "match.json.partial"
+    argv = ["match", SMALL, "--bot", "heuristic", "--bot", "random", "--hands", "6", "--seed",
+            "3", "--json", str(path)]
+    game = pyspiel.load_game(SMALL)
+    after_deal, saved = _kill_after(4)
+    with pytest.raises(_Killed):
+        match.play_match(game, "heuristic", "random", deals=6, seed=3, progress=False,
+                         after_deal=after_deal)
+    partial.write_text(json.dumps(dataclasses.asdict(saved[-1])))
+    assert main(argv) == 2
+    assert "add --resume" in capsys.readouterr().err
+    assert main(argv + ["--resume"]) == 0
+    resumed = json.loads(path.read_text())
+    assert not partial.exists()
+    path.unlink()
+    assert main(argv) == 0
+    assert json.loads(path.read_text())["deal_points"] == resumed["deal_points"]
+    assert len(resumed["deal_points"]) == 6 and not partial.exists()
+
+
 def test_pooled_runs_give_the_interval_over_all_their_deals():
     game = pyspiel.load_game(FULL)
     first = match.play_match(game, "heuristic", "random", deals=4, seed=1)

@@ -1,8 +1,14 @@
 """`tricksolver match`: duplicate-deal matches between two bots, and the table of saved runs
-pooled (`solver.play.match`)."""
+pooled (`solver.play.match`).
+
+With `--json PATH` a match saves its progress after every deal in `PATH.partial` (atomically)
+and removes it once PATH is written; `--resume` continues from it, so a long match (IS-MCTS
+with a thousand simulations a move: hours) survives a kill and adds up over several sessions.
+"""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import pathlib
 import shlex
@@ -11,7 +17,8 @@ from solver.atomic import atomic_write_bytes
 from solver.cli import positive_int
 from solver.cli.games import load_game_checked
 from solver.cli.help import HelpFormatter
-from solver.play.match import MatchSummary, format_summary, play_match, pool_matches
+from solver.play.match import (MatchProgress, MatchSummary, format_summary, play_match,
+                                pool_matches)
 
 DEFAULT_HANDS = 1000
 DEFAULT_SEED = 0
@@ -27,6 +34,8 @@ def add_parser(subparsers):
         "parts of a long match run with different seeds, and prints them as one table.",
         epilog="examples:\n  tricksolver match python_two_ten_jack --bot heuristic --bot random "
         "--hands 1000 --seed 1 --json runs/heuristic_vs_random.json\n"
+        "  tricksolver match python_two_ten_jack --bot pimc --bot ismcts:1000 --json "
+        "runs/long.json --resume   (continues runs/long.json.partial)\n"
         "  tricksolver match --summarize runs/*.json --markdown runs/matches.md",
         formatter_class=HelpFormatter)
     parser.add_argument("game", nargs="?", metavar="GAME",
@@ -39,7 +48,10 @@ def add_parser(subparsers):
     parser.add_argument("--hands", type=positive_int, help=f"duplicate deals ({DEFAULT_HANDS})")
     parser.add_argument("--seed", type=int, help=f"random seed ({DEFAULT_SEED})")
     parser.add_argument("--json", metavar="PATH",
-                        help="also write the summary, per-deal points and command as JSON")
+                        help="also write the summary, per-deal points and command as JSON; "
+                        "progress is saved after every deal in PATH.partial")
+    parser.add_argument("--resume", action="store_true",
+                        help="with --json PATH: continue the match saved in PATH.partial")
     parser.add_argument("--summarize", nargs="+", metavar="JSON",
                         help="pool these saved runs into one table instead of playing")
     parser.add_argument("--markdown", metavar="PATH",
@@ -60,13 +72,49 @@ def run(args) -> int:
     hands = DEFAULT_HANDS if args.hands is None else args.hands
     seed = DEFAULT_SEED if args.seed is None else args.seed
     game = load_game_checked(args.game)
-    summary = play_match(game, args.bot[0], args.bot[1], hands, seed)
+    partial = _partial_path(args.json) if args.json else None
+    resume = _saved_progress(partial, args.resume)
+    save = None if partial is None else functools.partial(_save_progress, partial)
+    summary = play_match(game, args.bot[0], args.bot[1], hands, seed, resume=resume,
+                         after_deal=save)
     print(format_summary(summary))
     if args.json:
         record = {**dataclasses.asdict(summary), "command": _command_line(args.game, args.bot,
                                                                           hands, seed)}
         atomic_write_bytes(pathlib.Path(args.json), json.dumps(record, indent=1).encode())
+        partial.unlink(missing_ok=True)
     return 0
+
+
+def _partial_path(json_path: str) -> pathlib.Path:
+    """Where a match saved to `json_path` keeps its progress between deals."""
+    path = pathlib.Path(json_path)
+    return path.with_name(path.name + ".partial")
+
+
+def _saved_progress(partial: pathlib.Path | None, resume: bool) -> MatchProgress | None:
+    """The progress to continue (`--resume`), None for a fresh match; ValueError if --resume
+    has nothing to continue, or if a fresh match would overwrite saved progress."""
+    if partial is None:
+        if resume:
+            raise ValueError("--resume needs --json PATH (the match saved in PATH.partial)")
+        return None
+    if not resume:
+        if partial.exists():
+            raise ValueError(f"{partial} holds a match in progress: add --resume to continue "
+                             "it, or delete it to start over")
+        return None
+    if not partial.exists():
+        raise ValueError(f"--resume: no match in progress at {partial}")
+    try:
+        return MatchProgress.from_record(json.loads(partial.read_text()))
+    except ValueError as error:
+        raise ValueError(f"{partial}: {str(error).splitlines()[0]}") from error
+
+
+def _save_progress(partial: pathlib.Path, progress: MatchProgress) -> None:
+    """Saves a match's progress atomically (after every deal)."""
+    atomic_write_bytes(partial, json.dumps(dataclasses.asdict(progress)).encode())
 
 
 def _command_line(game: str, bots: list[str], hands: int, seed: int) -> str:
@@ -80,6 +128,8 @@ def _summarize(args) -> int:
     given = [option for option, value in (("GAME", args.game), ("--bot", args.bot),
                                           ("--hands", args.hands), ("--seed", args.seed),
                                           ("--json", args.json)) if value is not None]
+    if args.resume:
+        given.append("--resume")
     if given:
         raise ValueError(f"--summarize pools saved runs: drop {', '.join(given)}")
     records = [_read_record(pathlib.Path(path)) for path in args.summarize]

@@ -19,7 +19,10 @@ The match also times every move of each bot (wall clock of `bot.step`, milliseco
 95th percentile, mean and count in `move_ms`). The timings depend on the machine and its load:
 they are not part of the reproducible result (not compared, not pooled).
 
-Randomness: the shuffles and the bots' seeds derive from `seed` only.
+Randomness: the shuffles and the bots' seeds derive from `seed` only: deal k's seed is the k-th
+child of `numpy.random.SeedSequence(seed)`, whatever the number of deals. So a match can stop
+and continue (`MatchProgress`, saved after every deal by `tricksolver match --json PATH`,
+continued by `--resume`) and gives the same deal points as one played in a single run.
 """
 from __future__ import annotations
 
@@ -188,26 +191,73 @@ def duplicate_deal(game, spec_a: str, spec_b: str, deal_seed: np.random.SeedSequ
     return (a_first[0] + a_second[1]) / 2.0
 
 
+@dataclass
+class MatchProgress:
+    """The deals played so far of a match (`play_match`): what it needs to continue, as saved
+    between deals. `move_seconds` holds bot A's and bot B's move durations."""
+
+    game: str
+    bot_a: str
+    bot_b: str
+    deals: int
+    seed: int
+    deal_points: list[float] = field(default_factory=list)
+    move_seconds: tuple[list[float], list[float]] = field(default_factory=lambda: ([], []))
+
+    @classmethod
+    def from_record(cls, record: dict) -> MatchProgress:
+        """Progress from its JSON record (`dataclasses.asdict`); ValueError if malformed."""
+        names = [f.name for f in fields(cls)]
+        if not isinstance(record, dict) or any(name not in record for name in names):
+            raise ValueError(f"not a match in progress: it needs {', '.join(names)}")
+        a, b = record["move_seconds"]
+        return cls(**{**record, "deal_points": [float(p) for p in record["deal_points"]],
+                      "move_seconds": ([float(t) for t in a], [float(t) for t in b])})
+
+    def check_continues(self, game: str, bot_a: str, bot_b: str, deals: int, seed: int):
+        """ValueError unless this progress is of the match described (the same game, bots,
+        seed and number of deals) and holds fewer deals than it."""
+        wanted = {"game": game, "bot_a": bot_a, "bot_b": bot_b, "deals": deals, "seed": seed}
+        differ = [f"{key} {getattr(self, key)!r} (asked {value!r})"
+                  for key, value in wanted.items() if getattr(self, key) != value]
+        if differ:
+            raise ValueError(f"the saved match differs: {'; '.join(differ)}")
+        if len(self.deal_points) > deals:
+            raise ValueError(f"the saved match holds {len(self.deal_points)} deal points, "
+                             f"more than its {deals} deals")
+
+
 def play_match(game, spec_a: str, spec_b: str, deals: int, seed: int,
-               progress: bool = True) -> MatchSummary:
+               progress: bool = True, resume: MatchProgress | None = None,
+               after_deal=None) -> MatchSummary:
     """`deals` duplicate deals of bot A against bot B, with a progress bar on stderr (the mean
-    so far as its postfix) unless `progress` is False."""
+    so far as its postfix) unless `progress` is False. With `resume` (the progress of the same
+    match, `MatchProgress.check_continues`), plays only the deals it lacks; `after_deal`, if
+    given, is called with the `MatchProgress` after every deal (to save it)."""
     if deals < 2:
         raise ValueError(f"deals={deals}: a confidence interval needs at least 2 deals")
     if game.num_players() != 2:
         raise ValueError(f"{game} has {game.num_players()} players: a match is between two")
     for spec in (spec_a, spec_b):
         make_bot(spec, game, 0)
-    move_seconds: tuple[list[float], list[float]] = ([], [])
-    points = []
-    with tqdm(np.random.SeedSequence(seed).spawn(deals), desc=f"{spec_a} vs {spec_b}",
-              unit="deal", file=sys.stderr, disable=not progress) as bar:
+    done = MatchProgress(str(game), spec_a, spec_b, deals, seed)
+    if resume is not None:
+        resume.check_continues(str(game), spec_a, spec_b, deals, seed)
+        done.deal_points.extend(resume.deal_points)
+        for mine, saved in zip(done.move_seconds, resume.move_seconds):
+            mine.extend(saved)
+    points = done.deal_points
+    deal_seeds = np.random.SeedSequence(seed).spawn(deals)[len(points):]
+    with tqdm(deal_seeds, desc=f"{spec_a} vs {spec_b}", unit="deal", file=sys.stderr,
+              disable=not progress, initial=len(points), total=deals) as bar:
         for deal_seed in bar:
-            points.append(duplicate_deal(game, spec_a, spec_b, deal_seed, move_seconds))
+            points.append(duplicate_deal(game, spec_a, spec_b, deal_seed, done.move_seconds))
             bar.set_postfix(mean=f"{np.mean(points):+.2f}", refresh=False)
+            if after_deal is not None:
+                after_deal(done)
     return MatchSummary(str(game), spec_a, spec_b, deals, seed, *confidence_interval(points),
-                        tuple(points), {"a": move_time_stats(move_seconds[0]),
-                                        "b": move_time_stats(move_seconds[1])})
+                        tuple(points), {"a": move_time_stats(done.move_seconds[0]),
+                                        "b": move_time_stats(done.move_seconds[1])})
 
 
 def format_summary(summary: MatchSummary) -> str:
