@@ -16,6 +16,7 @@ from solver.play import match
 from solver.play.bots import BotPolicy, bot_policy, make_bot
 from solver.play.two_ten_jack_heuristic import HeuristicBot
 from solver.cli import main
+from solver.cli import match as match_cli
 
 FULL = "python_two_ten_jack"
 SMALL = "python_two_ten_jack(ranks=2:T:J:A,hand_size=3)"
@@ -149,17 +150,33 @@ def test_resume_refuses_progress_of_another_match(change, fragment):
         match.play_match(game, progress=False, resume=saved[-1], **asked)
 
 
-def test_match_command_saves_progress_and_resumes_it(tmp_path, capsys):
+def test_progress_is_saved_only_once_its_interval_has_passed(tmp_path):
+    progress = match.MatchProgress("g", "a", "b", 5, 1, [1.0, -2.0], ([0.5], [0.25]))
+    match_cli.ProgressSaver(tmp_path / "late.partial", seconds=3600)(progress)
+    assert not (tmp_path / "late.partial").exists()
+    match_cli.ProgressSaver(tmp_path / "due.partial", seconds=0)(progress)
+    saved = json.loads((tmp_path / "due.partial").read_text())
+    assert match.MatchProgress.from_record(saved) == progress
+
+
+def test_match_command_saves_progress_and_resumes_it(tmp_path, capsys, monkeypatch):
     path = tmp_path / "match.json"
     partial = tmp_path / "match.json.partial"
     argv = ["match", SMALL, "--bot", "heuristic", "--bot", "random", "--hands", "6", "--seed",
             "3", "--json", str(path)]
-    game = pyspiel.load_game(SMALL)
-    after_deal, saved = _kill_after(4)
+
+    class KilledAfterFour(match_cli.ProgressSaver):
+        def __call__(self, progress):
+            super().__call__(progress)
+            if len(progress.deal_points) == 4:
+                raise _Killed
+
+    monkeypatch.setattr(match_cli, "SAVE_SECONDS", 0.0)
+    monkeypatch.setattr(match_cli, "ProgressSaver", KilledAfterFour)
     with pytest.raises(_Killed):
-        match.play_match(game, "heuristic", "random", deals=6, seed=3, progress=False,
-                         after_deal=after_deal)
-    partial.write_text(json.dumps(dataclasses.asdict(saved[-1])))
+        main(argv)
+    assert len(json.loads(partial.read_text())["deal_points"]) == 4
+    monkeypatch.undo()
     assert main(argv) == 2
     assert "add --resume" in capsys.readouterr().err
     assert main(argv + ["--resume"]) == 0

@@ -502,6 +502,8 @@ BAD_ARGUMENTS = [
     (["match", "python_two_ten_jack", "--bot", "random", "--bot", "random", "--json",
       "MISSING", "--resume"], "no match in progress"),
     (["match", "--summarize", "BADJSON", "--resume"], "drop --resume"),
+    (["match", "python_two_ten_jack", "--bot", "random", "--bot", "random", "--json",
+      "BADPROGRESS", "--resume"], "not a match in progress"),
     (["sizes", "kuhn_poker", "--samples", "0"], "samples"),
     (["sizes", "kuhn_poker", "--samples", "-3"], "samples"),
     (["sizes", "no_such_game"], "unknown game"),
@@ -523,8 +525,13 @@ def test_bad_arguments_exit_2_with_one_line(argv, fragment, solved, kuhn_result,
     (corrupt / "curve.csv").write_text("iteration,seconds,exploitability\n")
     bad_json = tmp_path / "bad.json"
     bad_json.write_text("[1, 2")
+    bad_progress = tmp_path / "progress.json"
+    (tmp_path / "progress.json.partial").write_text(
+        '{"game": "g", "bot_a": "a", "bot_b": "b", "deals": 5, "seed": 1, '
+        '"deal_points": [1.0], "move_seconds": 3}')
     places = {"RESULT": solved, "KUHN": kuhn_result, "CORRUPT": corrupt,
-              "MISSING": tmp_path / "missing", "BADJSON": bad_json}
+              "MISSING": tmp_path / "missing", "BADJSON": bad_json,
+              "BADPROGRESS": bad_progress}
     argv = [str(places.get(a, a)) for a in argv]
     code, _, err = run(capfd, *argv)
     assert_one_line_error(code, err, fragment)

@@ -1,17 +1,19 @@
 """`tricksolver match`: duplicate-deal matches between two bots, and the table of saved runs
 pooled (`solver.play.match`).
 
-With `--json PATH` a match saves its progress after every deal in `PATH.partial` (atomically)
-and removes it once PATH is written; `--resume` continues from it, so a long match (IS-MCTS
-with a thousand simulations a move: hours) survives a kill and adds up over several sessions.
+With `--json PATH` a match saves its progress in `PATH.partial` (atomically, after a deal, at
+most every `SAVE_SECONDS`: a fast match is not slowed down by rewriting it) and removes it once
+PATH is written; `--resume` continues from it, so a long match (IS-MCTS with a thousand
+simulations a move: hours) survives a kill, losing at most a minute and the deal in play, and
+adds up over several sessions.
 """
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import pathlib
 import shlex
+import time
 
 from solver.atomic import atomic_write_bytes
 from solver.cli import positive_int
@@ -22,6 +24,7 @@ from solver.play.match import (MatchProgress, MatchSummary, format_summary, play
 
 DEFAULT_HANDS = 1000
 DEFAULT_SEED = 0
+SAVE_SECONDS = 60.0  # at most this often is a match's progress saved in PATH.partial
 
 
 def add_parser(subparsers):
@@ -49,7 +52,7 @@ def add_parser(subparsers):
     parser.add_argument("--seed", type=int, help=f"random seed ({DEFAULT_SEED})")
     parser.add_argument("--json", metavar="PATH",
                         help="also write the summary, per-deal points and command as JSON; "
-                        "progress is saved after every deal in PATH.partial")
+                        f"progress is saved in PATH.partial every {SAVE_SECONDS:.0f} s")
     parser.add_argument("--resume", action="store_true",
                         help="with --json PATH: continue the match saved in PATH.partial")
     parser.add_argument("--summarize", nargs="+", metavar="JSON",
@@ -74,7 +77,7 @@ def run(args) -> int:
     game = load_game_checked(args.game)
     partial = _partial_path(args.json) if args.json else None
     resume = _saved_progress(partial, args.resume)
-    save = None if partial is None else functools.partial(_save_progress, partial)
+    save = None if partial is None else ProgressSaver(partial, SAVE_SECONDS)
     summary = play_match(game, args.bot[0], args.bot[1], hands, seed, resume=resume,
                          after_deal=save)
     print(format_summary(summary))
@@ -112,9 +115,19 @@ def _saved_progress(partial: pathlib.Path | None, resume: bool) -> MatchProgress
         raise ValueError(f"{partial}: {str(error).splitlines()[0]}") from error
 
 
-def _save_progress(partial: pathlib.Path, progress: MatchProgress) -> None:
-    """Saves a match's progress atomically (after every deal)."""
-    atomic_write_bytes(partial, json.dumps(dataclasses.asdict(progress)).encode())
+class ProgressSaver:
+    """The `after_deal` callback of a match saved to `partial`: writes the progress atomically
+    once `seconds` have passed since the last write (or the start)."""
+
+    def __init__(self, partial: pathlib.Path, seconds: float):
+        self.partial, self.seconds = partial, seconds
+        self.last_write = time.monotonic()
+
+    def __call__(self, progress: MatchProgress) -> None:
+        """Save `progress` if it is due."""
+        if time.monotonic() - self.last_write >= self.seconds:
+            atomic_write_bytes(self.partial, json.dumps(dataclasses.asdict(progress)).encode())
+            self.last_write = time.monotonic()
 
 
 def _command_line(game: str, bots: list[str], hands: int, seed: int) -> str:

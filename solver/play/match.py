@@ -210,9 +210,12 @@ class MatchProgress:
         names = [f.name for f in fields(cls)]
         if not isinstance(record, dict) or any(name not in record for name in names):
             raise ValueError(f"not a match in progress: it needs {', '.join(names)}")
-        a, b = record["move_seconds"]
-        return cls(**{**record, "deal_points": [float(p) for p in record["deal_points"]],
-                      "move_seconds": ([float(t) for t in a], [float(t) for t in b])})
+        try:
+            a, b = record["move_seconds"]
+            return cls(**{**record, "deal_points": [float(p) for p in record["deal_points"]],
+                          "move_seconds": ([float(t) for t in a], [float(t) for t in b])})
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"not a match in progress: {error}") from error
 
     def check_continues(self, game: str, bot_a: str, bot_b: str, deals: int, seed: int):
         """ValueError unless this progress is of the match described (the same game, bots,
