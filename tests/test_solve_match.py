@@ -281,7 +281,8 @@ def test_a_truco_hand_is_solved_vira_by_vira_as_the_history_engine_solves_it(tre
         a = history.solve(hand, utility, target_exploitability=1e-12, iterations=30)
         b = public.solve(hand, utility, target_exploitability=1e-12, iterations=30)
         assert list(b.parts) == ["vira K", "vira A", "vira 2", "vira 3"]
-        assert b.iterations == sum(part.iterations for part in b.parts.values())
+        assert b.iterations == sum(part.iterations for part in b.parts.values()
+                                   if part.same_game_as is None)  # vira 3 is vira 2's
         assert {part.iterations for part in b.parts.values()} == {a.iterations}
         assert b.value_low == pytest.approx(a.value_low, abs=1e-9)
         assert b.value_high == pytest.approx(a.value_high, abs=1e-9)
@@ -304,8 +305,32 @@ def test_a_solve_without_its_state_is_the_same_solve(tree_cache):
         pairs = ([(kept, dropped)] if kept.parts is None
                  else list(zip(kept.parts.values(), dropped.parts.values())))
         for with_state, without in pairs:
-            assert with_state.state is not None and without.state is None
+            copied = with_state.same_game_as is not None  # a twin's strategy: no state
+            assert (with_state.state is not None) != copied and without.state is None
             assert np.array_equal(_policy_array(with_state.policy), _policy_array(without.policy))
+
+
+def test_a_vira_class_that_is_another_under_other_names_takes_its_strategy(tree_cache):
+    """Vira 3 is vira 2 under other names (`PublicGame.identity`): the match engine solves
+    vira 2 only, and vira 3's copy of its strategy, measured in vira 3's own tree, is what
+    solving vira 3 itself gives, to the bit; the hand counts the iterations it ran."""
+    spec = MatchSpec.of_game(TRUCO)
+    engine = PublicEngine()
+    for state in (ScoreState(1, 1, 0), ScoreState(3, 1, 1)):
+        hand = spec.hand_game_string(state)
+        assert engine.twins(hand) == {"vira K": "vira K", "vira A": "vira A",
+                                      "vira 2": "vira 2", "vira 3": "vira 2"}
+        utility = {points: _utility(points) for points in engine.outcomes(hand)}
+        solved = engine.solve(hand, utility, target_exploitability=1e-12, iterations=30)
+        copy = solved.parts["vira 3"]
+        assert copy.same_game_as == "vira 2" and copy.state is None
+        assert solved.iterations == 3 * 30 and copy.iterations == 30
+        direct = engine.solve_part(hand, "vira 3", utility, target_exploitability=1e-12,
+                                   iterations=30, eval_every=10, warm_start=None)
+        assert (copy.value_low, copy.value_high) == (direct.value_low, direct.value_high)
+        assert copy.policy.game_string == direct.policy.game_string != (
+            solved.parts["vira 2"].policy.game_string)
+        assert np.array_equal(copy.policy.sums, direct.policy.sums)
 
 
 def _policy_array(policy) -> np.ndarray:
@@ -341,6 +366,9 @@ def test_a_truco_match_on_the_public_tree(tmp_path, capfd, tree_cache):
     state = out / "states" / "2-1-d0"
     assert sorted(p.name for p in state.glob("vira_*")) == [
         "vira_2", "vira_3", "vira_A", "vira_K"]
+    twin = json.loads((state / "vira_3" / "summary.json").read_text())
+    assert twin["same_game_as"] == "vira 2" and not (state / "vira_3" / "strategy.npz").exists()
+    assert twin["game"].endswith("|vira 3")
     capfd.readouterr()
     assert cli.main(["exploit", str(state)]) == 0
     printed = capfd.readouterr().out

@@ -47,7 +47,9 @@ class HandSolution:
     curve: (iteration, seconds, exploitability in utility units); state: the solver state,
     to warm-start a re-solve of the same game with other utilities. A hand solved sub-game by
     sub-game (`solver.matchgrid.public_engine.combined`) has no policy or state of its own:
-    `parts` holds each sub-game's solution by label, and the figures are their combination.
+    `parts` holds each sub-game's solution by label, and the figures are their combination;
+    a sub-game that is the same game as another under other names has `same_game_as`, that
+    one's label: its twin's strategy, measured in its own tree (`PublicEngine.copy_twin`).
     """
 
     game_string: str
@@ -60,6 +62,7 @@ class HandSolution:
     policy: AveragePolicy | None
     state: SolverState | None
     parts: dict[str, HandSolution] | None = None
+    same_game_as: str | None = None
 
     @property
     def value(self) -> float:

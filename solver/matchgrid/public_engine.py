@@ -36,7 +36,10 @@ exact. The sub-games' trees are read from the tree cache in turn (as many held i
 `memory_bytes` allows); with `part_workers` > 1 the sub-games are solved that many at a time
 in worker processes (`map_parts`: each worker keeps its own engine and trees; every sub-game's
 solve is the same wherever it runs, so the table is too), which puts both cores to work on a
-chain of states that depend on each other (Truco's row of eleven).
+chain of states that depend on each other (Truco's row of eleven). A sub-game that is the same
+game as an earlier one under other names (`PublicGame.identity`: Truco's vira 2 and vira 3,
+whose trees are equal array for array) is not solved again: it takes its twin's strategy, and
+its bracket is measured exactly in its own tree (`copy_twin`), as `tricksolver solve` does.
 """
 from __future__ import annotations
 
@@ -56,7 +59,7 @@ from solver.matchgrid.engine import HandSolution
 from solver.matchgrid.states import ScoreState, load_game_with
 from solver.cores import THREADS_VARIABLE
 from solver.public.cfr import PublicPolicy, PublicSolver
-from solver.public.parts import part_named, public_parts
+from solver.public.parts import first_twin, part_named, public_parts
 from solver.public.solve import make_solver
 from solver.public.tree import (PlayTree, is_terminal, load_play_tree, outcome_of,
                                 play_tree_cache_path, tree_name)
@@ -153,11 +156,13 @@ class PublicEngine:
                                  -(rules.target - rules.scores[1]))
         return points
 
-    def map_parts(self, task, game_string: str, arguments: list[tuple] | None = None) -> list:
-        """[task(engine, game_string, label, *arguments[i]) for the i-th sub-game label], in
-        label order: here, or `part_workers` at a time in worker processes (`task` a
-        module-level function; each worker has its own engine, with this one's settings)."""
-        labels = self.labels(game_string)
+    def map_parts(self, task, game_string: str, arguments: list[tuple] | None = None,
+                  labels: list[str | None] | None = None) -> list:
+        """[task(engine, game_string, label, *arguments[i]) for the i-th label of `labels`
+        (default: every sub-game's)], in order: here, or `part_workers` at a time in worker
+        processes (`task` a module-level function; each worker has its own engine, with this
+        one's settings)."""
+        labels = self.labels(game_string) if labels is None else labels
         arguments = arguments if arguments is not None else [()] * len(labels)
         if self.part_workers <= 1 or len(labels) == 1:
             return [task(self, game_string, label, *more)
@@ -224,17 +229,46 @@ class PublicEngine:
         private information, exactly as the chance game it is (`blind_hand`)."""
         if blind_hand.is_blind_hand(load_game(game_string)):
             return blind_hand.solve(game_string, utility_of_points)
-        labels = self.labels(game_string)
         stopping = (target_exploitability, iterations, eval_every)
-        warm = [None if warm_start is None else
-                warm_start if warm_start.parts is None else warm_start.parts[label]
-                for label in labels]
-        solved = self.map_parts(_solve_part, game_string,
-                                [(utility_of_points, stopping, w, keep_state) for w in warm])
-        if labels == [None]:
-            return solved[0]
+        if self.labels(game_string) == [None]:
+            return self.map_parts(_solve_part, game_string,
+                                  [(utility_of_points, stopping, warm_start, keep_state)])[0]
+        twin_of = self.twins(game_string)
+        originals = [label for label, twin in twin_of.items() if twin == label]
+        solved = dict(zip(originals, self.map_parts(
+            _solve_part, game_string,
+            [(utility_of_points, stopping, None if warm_start is None else
+              warm_start.parts[label], keep_state) for label in originals], originals)))
+        copies = [label for label, twin in twin_of.items() if twin != label]
+        solved.update(zip(copies, self.map_parts(
+            _copy_twin, game_string,
+            [(utility_of_points, twin_of[label], dataclasses.replace(
+                solved[twin_of[label]], state=None)) for label in copies], copies)))
         weights = [facts.weight for facts in self.facts(game_string)]
-        return combined(game_string, weights, dict(zip(labels, solved)))
+        return combined(game_string, weights, {label: solved[label] for label in twin_of})
+
+    def twins(self, game_string: str) -> dict[str, str]:
+        """Each sub-game's label (in order) -> the label of the first sub-game that is the same
+        game (`first_twin`: itself unless an earlier one is it under other names)."""
+        parts = public_parts(load_game(game_string))
+        return {part.label: first_twin(parts, part).label for part in parts}
+
+    def copy_twin(self, game_string: str, label: str, utility_of_points: dict[float, float],
+                  twin_label: str, twin: HandSolution) -> HandSolution:
+        """Sub-game `label`, the same game as the solved sub-game `twin_label` (module
+        docstring): the twin's strategy under this sub-game's name, its bracket measured
+        exactly in this sub-game's own tree with these utilities; the twin's iterations and
+        curve, the seconds the measurement took."""
+        began = time.perf_counter()
+        shared = self.shared(game_string, label)
+        policy = PublicPolicy(tree_name(load_game(game_string), shared.part),
+                              twin.policy.talk, twin.policy.sums)
+        low, high = self.bracket(game_string, utility_of_points, policy, label)
+        return HandSolution(
+            game_string=game_string, value_low=low, value_high=high,
+            iterations=twin.iterations, seconds=time.perf_counter() - began,
+            compile_seconds=self._charge(shared), curve=twin.curve, policy=policy, state=None,
+            same_game_as=twin_label)
 
     def solve_part(self, game_string: str, label: str | None,
                    utility_of_points: dict[float, float], *, target_exploitability: float,
@@ -334,23 +368,33 @@ def _solve_part(engine: PublicEngine, game_string: str, label: str | None,
                              keep_state=keep_state)
 
 
+def _copy_twin(engine: PublicEngine, game_string: str, label: str,
+               utility_of_points: dict[float, float], twin_label: str,
+               twin: HandSolution) -> HandSolution:
+    """`PublicEngine.copy_twin` (a `map_parts` task)."""
+    return engine.copy_twin(game_string, label, utility_of_points, twin_label, twin)
+
+
 def combined(game_string: str, weights: list[float],
              solutions: dict[str, HandSolution]) -> HandSolution:
     """The hand whose sub-games (public chance outcomes of probabilities `weights`) are
     `solutions`: bracket weighted, iterations and seconds summed, the curve at the iterations
     every sub-game evaluated (seconds summed, exploitability weighted); each sub-game's own
-    solution (policy, solver state) kept under `parts`."""
+    solution (policy, solver state) kept under `parts`. A sub-game that took its twin's
+    strategy (`same_game_as`) adds the seconds of its measurement, not its twin's iterations
+    and curve seconds again: the figures count the work done."""
     parts = list(solutions.values())
     curves = [{i: (s, e) for i, s, e in part.curve} for part in parts]
     common = sorted(set.intersection(*(set(curve) for curve in curves)))
+    solved = [part.same_game_as is None for part in parts]
     return HandSolution(
         game_string=game_string,
         value_low=sum(w * part.value_low for w, part in zip(weights, parts)),
         value_high=sum(w * part.value_high for w, part in zip(weights, parts)),
-        iterations=sum(part.iterations for part in parts),
+        iterations=sum(part.iterations for part, own in zip(parts, solved) if own),
         seconds=sum(part.seconds for part in parts),
         compile_seconds=sum(part.compile_seconds for part in parts),
-        curve=[(i, sum(curve[i][0] for curve in curves),
+        curve=[(i, sum(curve[i][0] for curve, own in zip(curves, solved) if own),
                 sum(w * curve[i][1] for w, curve in zip(weights, curves))) for i in common],
         policy=None, state=None, parts=solutions)
 

@@ -9,7 +9,9 @@
         vira_X/             for a hand solved sub-game by sub-game (Truco's vira classes):
                             no strategy.npz above, one result directory per sub-game instead
                             (its strategy, curve and summary), the summary above listing
-                            them under `by_part` as `tricksolver solve` does; for a blind
+                            them under `by_part` as `tricksolver solve` does (a sub-game
+                            that is the same game as an earlier one, `same_game_as`, holds
+                            no strategy: it reads its twin's); for a blind
                             iron hand (no decision matters) no strategy at all, `strategy` in
                             the summary says why
         truco_calls.json    Truco: the state's truco calls and runs (`solver.matchgrid.
@@ -110,19 +112,32 @@ def save_state(directory: pathlib.Path, solution: StateSolution, run: dict) -> N
 
 def _save_part(directory: pathlib.Path, state_summary: dict, label: str, weight: float,
                hand: HandSolution) -> dict:
-    """Write one sub-game's result directory under a state's; its row of `by_part`."""
+    """Write one sub-game's result directory under a state's; its row of `by_part`. A
+    sub-game that took its twin's strategy (`HandSolution.same_game_as`) is saved as
+    `tricksolver solve` saves one: its summary names the twin, whose strategy file it reads
+    (`results.load_result`), and its curve is the twin's."""
     figures = {"part": label, "weight": weight, "iterations": hand.iterations,
                "exploitability": hand.exploitability / 2,
                "game_value": 0.5 * (hand.value + 1.0), "seconds": hand.seconds,
                "compile_seconds": hand.compile_seconds}
+    if hand.same_game_as is not None:
+        figures["same_game_as"] = hand.same_game_as
     summary = {key: state_summary[key] for key in (
         "game", "game_short_name", "params_hash", "objective", "units")}
     summary.update(figures)
     summary["game"] = hand.policy.game_string  # `GAME|vira X`, as `tricksolver solve` names it
     summary["match"] = {"utility_of_points": state_summary["match"]["utility_of_points"]}
     curve = [(i, s, e / 2) for i, s, e in hand.curve]
-    results.save_result(results.part_directory_named(directory, label), hand.policy, curve,
-                        summary)
+    sub = results.part_directory_named(directory, label)
+    if hand.same_game_as is None:
+        results.save_result(sub, hand.policy, curve, summary)
+    else:
+        summary["how"] = (f"the strategy of {hand.same_game_as} (the same game: "
+                          f"`PublicGame.identity`), measured in this sub-game's own tree; "
+                          f"curve.csv is {hand.same_game_as}'s")
+        sub.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(sub / results.CURVE_FILE, results.curve_csv(curve).encode())
+        results.write_summary(sub, summary)
     return {**figures, "finished": True}
 
 
