@@ -350,6 +350,12 @@ def part_directory(directory: pathlib.Path, part) -> pathlib.Path:
     return part_directory_named(directory, part.label)
 
 
+def twin_how(twin_label: str) -> str:
+    """The `how` of a sub-game's summary recorded as the same game as `twin_label`."""
+    return (f"the strategy of {twin_label} (the same game: `PublicGame.identity`), measured "
+            f"in this sub-game's own tree; curve.csv is {twin_label}'s")
+
+
 def part_directory_named(directory: pathlib.Path, label: str) -> pathlib.Path:
     """`part_directory` of the sub-game labelled `label`."""
     return pathlib.Path(directory) / label.replace(" ", "_")

@@ -95,8 +95,7 @@ def record_twin(game, directory: pathlib.Path, part, twin) -> dict:
                "compile_seconds": built, "measure_seconds": time.perf_counter() - start - built,
                "peak_memory_mb": peak_memory_mb(), "tree_sizes": sizes,
                "git_commit": results.git_commit(),
-               "how": f"the strategy of {twin.label} (the same game: `PublicGame.identity`), "
-                      f"measured in this sub-game's own tree; curve.csv is {twin.label}'s"}
+               "how": results.twin_how(twin.label)}
     sub = part_directory(directory, part)
     sub.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(sub / results.CURVE_FILE,

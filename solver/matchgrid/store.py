@@ -132,9 +132,7 @@ def _save_part(directory: pathlib.Path, state_summary: dict, label: str, weight:
     if hand.same_game_as is None:
         results.save_result(sub, hand.policy, curve, summary)
     else:
-        summary["how"] = (f"the strategy of {hand.same_game_as} (the same game: "
-                          f"`PublicGame.identity`), measured in this sub-game's own tree; "
-                          f"curve.csv is {hand.same_game_as}'s")
+        summary["how"] = results.twin_how(hand.same_game_as)
         sub.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(sub / results.CURVE_FILE, results.curve_csv(curve).encode())
         results.write_summary(sub, summary)
