@@ -717,3 +717,48 @@ def iterative_move_values(hand0, hand1, stock, pos, lead, mover, max_depth, budg
         depth += 2
     ctl[BUDGET] = 1 << 62
     return count, done_depth, exact
+
+
+@njit(cache=True)
+def random_playout(hand0, hand1, stock, lead, mover, uniforms, tables, actions):
+    """Plays the position out at random: the stock shuffled (Fisher-Yates on the first
+    stock_len - 1 of `uniforms`), then at every turn a uniform choice among the game's legal
+    actions (the As led counts twice: as trump and as spade), one uniform each. `stock` is
+    shuffled in place; `actions` (at least 2 * num_cards) receives the playout's actions in the
+    game's order, each trick's draws after it. Returns (player 0's points won in the playout
+    minus player 1's, number of actions)."""
+    num_cards = tables.scalars[0]
+    ace = tables.scalars[1]
+    used = 0
+    for i in range(stock.shape[0] - 1, 0, -1):
+        j = np.int64(uniforms[used] * (i + 1))
+        used += 1
+        stock[i], stock[j] = stock[j], stock[i]
+    pos = 0
+    total = 0.0
+    count = 0
+    while hand0 | hand1 != 0:
+        hand = hand0 if mover == 0 else hand1
+        moves = legal_mask(hand, lead, tables.follow_mask, tables.scalars[2])
+        declarations = 2 if lead < 0 and moves >> ace & 1 else 0
+        if declarations:
+            moves &= ~(np.int64(1) << ace)
+        cards = popcount(moves)
+        pick = np.int64(uniforms[used] * (cards + declarations))
+        used += 1
+        if pick >= cards:
+            code = num_cards + pick - cards
+        else:
+            for _ in range(pick):
+                moves &= moves - 1
+            code = lowest_bit(moves)
+        drawn = pos
+        hand0, hand1, pos, lead, mover, _, delta = child(hand0, hand1, stock, pos, lead, mover,
+                                                         0, code, tables)
+        total += delta
+        actions[count] = code
+        count += 1
+        for i in range(drawn, pos):
+            actions[count] = stock[i]
+            count += 1
+    return total, count

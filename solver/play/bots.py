@@ -26,9 +26,10 @@ at the tree's first history of that information state. Both give probability one
 legal action without asking the bot.
 
 IS-MCTS is `open_spiel.python.algorithms.ismcts.ISMCTSBot` (Cowling, Powley & Whitehouse 2012)
-with one random rollout per leaf, UCT constant `ISMCTS_UCT_C`, unlimited world samples (each
-simulation resamples the hidden cards with the game's `resample_from_infostate`) and the most
-visited action as its move.
+with one random rollout per leaf (`mcts.RandomRolloutEvaluator`; on Two-Ten-Jack the same
+rollout played in numba, `solver.play.rollout`), UCT constant `ISMCTS_UCT_C`, unlimited world
+samples (each simulation resamples the hidden cards with the game's `resample_from_infostate`)
+and the most visited action as its move.
 """
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ from open_spiel.python import policy as openspiel_policy
 from open_spiel.python.algorithms import ismcts, mcts
 
 from solver.play import pimc
+from solver.play.rollout import PlayoutEvaluator
 from solver.play.two_ten_jack_heuristic import HeuristicBot
 
 ISMCTS_DEFAULT_SIMULATIONS = 100
@@ -69,7 +71,10 @@ class UniformRandomBot(pyspiel.Bot):
 def ismcts_bot(game, seed: int, simulations: int = ISMCTS_DEFAULT_SIMULATIONS):
     """OpenSpiel's IS-MCTS with random rollouts, seeded."""
     random_state = np.random.RandomState(seed)
-    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=random_state)
+    if game.get_type().short_name == "python_two_ten_jack":
+        evaluator = PlayoutEvaluator(game, random_state)
+    else:
+        evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=random_state)
     bot = ismcts.ISMCTSBot(game, evaluator, ISMCTS_UCT_C, max_simulations=simulations,
                            random_state=random_state)
     bot.set_resampler(
