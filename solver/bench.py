@@ -6,7 +6,10 @@ of CFR+ iterations by our engine, by OpenSpiel's C++ `pyspiel.CFRPlusSolver` and
 our CFR+, DCFR and PCFR+ take to reach a target exploitability. `--le-truc-full` instead
 compiles and solves the full isomorphic Le Truc without redeal and reports tree size, compile
 seconds, iterations, exploitability, total seconds, peak memory and the non-dealer's value.
-Figures go to stdout and to `<output>/<date>[-le-truc-full].json` (`tricksolver bench`: runs/bench/
+`--ismcts` times IS-MCTS on the full Two-Ten-Jack with its rollouts in numba
+(`solver.play.rollout`) against the same bot with OpenSpiel's Python `RandomRolloutEvaluator`:
+seconds per move at the same simulations on the same positions, and rollouts per second.
+Figures go to stdout and to `<output>/<date>[-le-truc-full|-ismcts].json` (`tricksolver bench`: runs/bench/
 by default, git-ignored; the committed figures in results/bench/ come from `--output results/bench`).
 
 For Le Truc the public-tree engine (`solver.public.cfr`) is timed the same way on the same game.
@@ -25,12 +28,15 @@ import numba
 import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import cfr as openspiel_cfr
+from open_spiel.python.algorithms import mcts
 
 import solver
 from solver.history.best_response import nash_conv_of_array
 from solver.history.cfr import CFREngine
 from solver.history.policy import policy_array
 from solver.history.tree import cache_path
+from solver.play.bots import ismcts_bot
+from solver.play.rollout import PlayoutEvaluator
 from solver.registry import load_game
 from solver.schedules import make_schedule
 
@@ -46,6 +52,9 @@ CASES = (
 TIME_TO_TARGET_ALGORITHMS = ("cfr+", "dcfr", "pcfr+")
 MAX_ITERATIONS_TO_TARGET = 100_000
 REPEATS = 3  # timings of ours and OpenSpiel C++ are the best of this many runs (machine noise)
+ISMCTS_GAME = "python_two_ten_jack"
+ISMCTS_POSITIONS = 6  # decision nodes of random play, one move of each bot at each
+ISMCTS_ROLLOUTS = 300  # rollouts of each evaluator from the first position
 
 
 def warm_up_kernels() -> None:
@@ -234,4 +243,66 @@ def format_full_solve(entry: dict) -> str:
         f"exploitability {entry['exploitability']:.6f} points/hand (target {entry['target']})",
         f"total {entry['total_seconds']:.1f} s; game value for the non-dealer "
         f"{entry['game_value_non_dealer']:+.6f} points/hand",
+    ])
+
+
+def ismcts_rollouts(simulations: int, seed: int = 9) -> dict:
+    """IS-MCTS(`simulations`) on the full Two-Ten-Jack, numba rollouts against OpenSpiel's:
+    seconds per move at `ISMCTS_POSITIONS` positions of random play (both bots seeded alike,
+    one move each, after a warm-up move) and rollouts per second from the first position."""
+    game = load_game(ISMCTS_GAME)
+    positions = _random_play_positions(game, ISMCTS_POSITIONS, seed)
+    entry = {"game": str(game), "simulations": simulations, "positions": len(positions)}
+    for name, python_rollouts in (("numba", False), ("openspiel", True)):
+        bot = ismcts_bot(game, seed, simulations, python_rollouts=python_rollouts)
+        bot.step(positions[0])  # compiles the kernels (numba) or warms the caches alike
+        seconds = []
+        for state in positions:
+            start = time.perf_counter()
+            bot.step(state)
+            seconds.append(time.perf_counter() - start)
+        entry[f"{name}_seconds_per_move"] = seconds
+    evaluators = {"numba": PlayoutEvaluator(game, np.random.RandomState(seed)),
+                  "openspiel": mcts.RandomRolloutEvaluator(
+                      n_rollouts=1, random_state=np.random.RandomState(seed))}
+    for name, evaluator in evaluators.items():
+        start = time.perf_counter()
+        for _ in range(ISMCTS_ROLLOUTS):
+            evaluator.evaluate(positions[0])
+        entry[f"{name}_rollouts_per_second"] = ISMCTS_ROLLOUTS / (time.perf_counter() - start)
+    return entry
+
+
+def _random_play_positions(game, count: int, seed: int) -> list:
+    """`count` decision nodes, each after a random deal and 0-39 random moves."""
+    rng = np.random.default_rng(seed)
+    positions = []
+    while len(positions) < count:
+        state = game.new_initial_state()
+        moves = int(rng.integers(0, 40))
+        while state.is_chance_node() or (moves and not state.is_terminal()):
+            if not state.is_chance_node():
+                moves -= 1
+            choices = [a for a, _ in state.chance_outcomes()] if state.is_chance_node() \
+                else state.legal_actions()
+            state.apply_action(int(rng.choice(choices)))
+        if not state.is_terminal():
+            positions.append(state)
+    return positions
+
+
+def format_ismcts(entry: dict) -> str:
+    """The IS-MCTS rollout benchmark, as text."""
+    numba_moves, python_moves = (np.median(entry["numba_seconds_per_move"]),
+                                 np.median(entry["openspiel_seconds_per_move"]))
+    numba_rollouts, python_rollouts = (entry["numba_rollouts_per_second"],
+                                       entry["openspiel_rollouts_per_second"])
+    return "\n".join([
+        f"game {entry['game']}, IS-MCTS with {entry['simulations']} simulations, "
+        f"{entry['positions']} positions",
+        f"{'rollout':<28} {'s per move (median)':>20} {'rollouts/s':>12}",
+        f"{'numba (solver.play.rollout)':<28} {numba_moves:>20.3f} {numba_rollouts:>12.0f}",
+        f"{'OpenSpiel Python':<28} {python_moves:>20.3f} {python_rollouts:>12.0f}",
+        f"{'speed-up':<28} {python_moves / numba_moves:>20.1f} "
+        f"{numba_rollouts / python_rollouts:>12.0f}",
     ])

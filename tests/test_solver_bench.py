@@ -27,3 +27,13 @@ def test_bench_times_the_public_engine_on_le_truc():
     assert public["exploitability"] == pytest.approx(entry["ours_cfr_plus"]["exploitability"],
                                                      abs=1e-9)
     assert "public-tree engine" in bench.format_table([entry])
+
+
+def test_ismcts_bench_times_both_rollouts_on_the_same_positions():
+    entry = bench.ismcts_rollouts(5)
+    assert entry["positions"] == bench.ISMCTS_POSITIONS
+    for name in ("numba", "openspiel"):
+        assert len(entry[f"{name}_seconds_per_move"]) == bench.ISMCTS_POSITIONS
+        assert min(entry[f"{name}_seconds_per_move"]) > 0
+        assert entry[f"{name}_rollouts_per_second"] > 0
+    assert "OpenSpiel Python" in bench.format_ismcts(entry)

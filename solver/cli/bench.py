@@ -12,8 +12,9 @@ import pathlib
 from solver import bench
 from solver.atomic import atomic_write_bytes
 from solver.cli import positive_float, positive_int
-from solver.bench import (CASES, LE_TRUC_FULL, bench_game, format_full_solve, format_table,
-                          full_le_truc_solve, machine_info, peak_memory_mb, warm_up_kernels)
+from solver.bench import (CASES, LE_TRUC_FULL, bench_game, format_full_solve, format_ismcts,
+                          format_table, full_le_truc_solve, ismcts_rollouts, machine_info,
+                          peak_memory_mb, warm_up_kernels)
 
 
 def add_parser(subparsers) -> None:
@@ -26,6 +27,9 @@ def add_parser(subparsers) -> None:
                         "committed figures were written with --output results/bench)")
     parser.add_argument("--le-truc-full", action="store_true",
                         help=f"solve {LE_TRUC_FULL} instead of the side-by-side run")
+    parser.add_argument("--ismcts", type=positive_int, metavar="SIMULATIONS", default=None,
+                        help="instead: IS-MCTS with SIMULATIONS per move on the full "
+                        "Two-Ten-Jack, numba rollouts against OpenSpiel's Python ones")
     parser.add_argument("--algorithm", default="dcfr",
                         help="algorithm of the --le-truc-full solve (default dcfr)")
     parser.add_argument("--time-limit", type=positive_float, default=None,
@@ -45,7 +49,11 @@ def run(args: argparse.Namespace) -> int:
     output.mkdir(parents=True, exist_ok=True)
     warm_up_kernels()
     stamp = datetime.datetime.now(datetime.timezone.utc)
-    if args.le_truc_full:
+    if args.ismcts is not None:
+        report = {"ismcts": ismcts_rollouts(args.ismcts)}
+        path = output / f"{stamp:%Y-%m-%d}-ismcts.json"
+        print(format_ismcts(report["ismcts"]))
+    elif args.le_truc_full:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
         report = {"full_solve": full_le_truc_solve(args.algorithm, args.target, args.eval_every,
                                                    args.time_limit, cache=not args.no_cache)}

@@ -68,10 +68,12 @@ class UniformRandomBot(pyspiel.Bot):
         """Stateless: nothing to do."""
 
 
-def ismcts_bot(game, seed: int, simulations: int = ISMCTS_DEFAULT_SIMULATIONS):
-    """OpenSpiel's IS-MCTS with random rollouts, seeded."""
+def ismcts_bot(game, seed: int, simulations: int = ISMCTS_DEFAULT_SIMULATIONS,
+               python_rollouts: bool = False):
+    """OpenSpiel's IS-MCTS with random rollouts, seeded; on Two-Ten-Jack the rollouts run in
+    numba unless `python_rollouts` (OpenSpiel's own, for `tricksolver bench --ismcts`)."""
     random_state = np.random.RandomState(seed)
-    if game.get_type().short_name == "python_two_ten_jack":
+    if game.get_type().short_name == "python_two_ten_jack" and not python_rollouts:
         evaluator = PlayoutEvaluator(game, random_state)
     else:
         evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=random_state)
