@@ -9,8 +9,9 @@ seconds, iterations, exploitability, total seconds, peak memory and the non-deal
 `--ismcts` times IS-MCTS on the full Two-Ten-Jack with its rollouts in numba
 (`solver.play.rollout`) against the same bot with OpenSpiel's Python `RandomRolloutEvaluator`:
 seconds per move at the same simulations on the same positions, and rollouts per second.
-Figures go to stdout and to `<output>/<date>[-le-truc-full|-ismcts].json` (`tricksolver bench`: runs/bench/
-by default, git-ignored; the committed figures in results/bench/ come from `--output results/bench`).
+Figures go to stdout and to `<output>/<date>[-le-truc-full|-ismcts].json` (`tricksolver bench`:
+runs/bench/ by default, git-ignored; the committed figures in results/bench/ come from
+`--output results/bench`).
 
 For Le Truc the public-tree engine (`solver.public.cfr`) is timed the same way on the same game.
 Iterations run one Python call each for every engine (ours: `CFREngine.iterate()`), and our and

@@ -68,7 +68,7 @@ def test_first_move_is_uniform_over_the_legal_actions_the_as_counting_twice():
         outcomes = {a for a, _ in state.chance_outcomes()}
         state.apply_action(next(c for c in order if c in outcomes))
     legal = state.legal_actions()
-    assert game.rules.num_cards + 1 in legal
+    assert game.rules.num_cards + 1 in legal and len(legal) == 7  # 5 cards, the As twice
     evaluator = PlayoutEvaluator(game, np.random.RandomState(8))
     draws = 7000
     firsts = [int(evaluator.playout(state)[1][0]) for _ in range(draws)]
