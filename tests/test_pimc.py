@@ -2,6 +2,7 @@
 void the opponent has shown, and exact play once every card is known."""
 import dataclasses
 import itertools
+import math
 
 import numpy as np
 import pyspiel
@@ -303,7 +304,23 @@ def test_matches_to_the_target_from_near_the_end():
     assert summary.starts == 3 and all(w in (0.0, 0.5, 1.0) for w in summary.start_wins)
     same = match_duel(FULL, "heuristic", "heuristic", starts, seed=2)
     assert same.start_wins == (0.5, 0.5, 0.5)  # duplicate seats cancel
+    assert same.ci_low < same.mean == 0.5 < same.ci_high  # an interval even with no spread
     assert to_target.play_game is match.play_game  # one deal-playing loop for both
+
+
+def test_share_interval_is_agresti_coull_for_wins_and_losses():
+    z = match.Z_95
+    for shares in ([1.0] * 5, [1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0]):
+        count = len(shares) + z * z
+        centre = (sum(shares) + z * z / 2) / count
+        half = z * math.sqrt(centre * (1 - centre) / count)
+        mean, low, high = to_target.share_interval(shares)
+        assert mean == pytest.approx(np.mean(shares))
+        assert (low, high) == pytest.approx((max(0.0, centre - half), min(1.0, centre + half)))
+    half = z * z / 2 / (600 + z * z)  # only the pseudo-starts spread: z * sqrt(z²/4) / count
+    assert to_target.share_interval([0.5] * 600)[1:] == pytest.approx((0.5 - half, 0.5 + half))
+    with pytest.raises(ValueError, match="no starts"):
+        match_duel(FULL, "heuristic", "random", [], seed=0)
 
 
 # --- match records: canonical game strings, move timings, progress ------------------------

@@ -38,7 +38,7 @@ from tqdm import tqdm
 import games  # noqa: F401  (registers the python_* games, for canonical_game_string)
 from solver.play.bots import make_bot
 
-_Z_95 = 1.959963984540054
+Z_95 = 1.959963984540054
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ def move_time_stats(seconds) -> dict:
 def confidence_interval(points) -> tuple[float, float, float]:
     """Mean of per-deal points and its 95% confidence interval (mean ± 1.96 s.e.)."""
     mean = float(np.mean(points))
-    half_width = _Z_95 * float(np.std(points, ddof=1)) / math.sqrt(len(points))
+    half_width = Z_95 * float(np.std(points, ddof=1)) / math.sqrt(len(points))
     return mean, mean - half_width, mean + half_width
 
 

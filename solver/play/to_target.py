@@ -5,20 +5,24 @@ a player reaches the target, to measure play for the match rather than for a dea
 dealer), the match to its end twice with the seats swapped, the deals of both runs from the same
 shuffles (one per deal, as `solver.play.match` does for single deals). A start's figure is bot
 A's mean number of matches won over its two runs (1, 1/2 or 0); the summary is their mean with
-a 95% confidence interval (normal approximation). Each deal is a game of `game_string` with the
+a 95% confidence interval, `share_interval`: the Agresti-Coull interval (A. Agresti and B. A.
+Coull, "Approximate is better than 'exact' for interval estimation of binomial proportions",
+The American Statistician 52(2), 1998) with the sample variance of the shares in place of the
+binomial one, so that a sample in which every start scores the same still gets an interval. Each deal is a game of `game_string` with the
 match's scores and dealer as its parameters, and its bots are made afresh (seeded by the
 start's seed sequence), as in a single-deal match.
 """
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import pyspiel
 
 from games.two_ten_jack import match_result
 from solver.play.bots import make_bot
-from solver.play.match import confidence_interval, play_game
+from solver.play.match import Z_95, play_game
 
 MAX_DEALS = 50  # a match this long is stopped and scored as a draw (1/2 each)
 
@@ -54,6 +58,23 @@ def near_end_starts(count: int, seed: int, low: int = 15, high: int = 30) -> lis
                        int(rng.integers(2))) for _ in range(count)]
 
 
+def share_interval(shares) -> tuple[float, float, float]:
+    """Mean of per-start shares in [0, 1] and a 95% confidence interval for it.
+
+    Agresti-Coull: z²/2 pseudo-starts scoring 1 and z²/2 scoring 0 join the sample, and the
+    interval is the joined sample's mean ± z times its standard error (its variance taken
+    about that mean, divided by the joined count), clipped to [0, 1]. For shares of 0 and 1
+    only this is Agresti and Coull's interval for a binomial proportion.
+    """
+    shares = np.asarray(shares, dtype=float)
+    pseudo = Z_95 ** 2 / 2.0
+    count = len(shares) + 2.0 * pseudo
+    centre = (float(shares.sum()) + pseudo) / count
+    squares = float(((shares - centre) ** 2).sum()) + pseudo * ((1.0 - centre) ** 2 + centre ** 2)
+    half_width = Z_95 * math.sqrt(squares / count / count)
+    return float(shares.mean()), max(0.0, centre - half_width), min(1.0, centre + half_width)
+
+
 def play_to_target(game_string: str, start: MatchStart, specs, seeds,
                    shuffles) -> int | None:
     """The winner (seat) of the match from `start`, `specs[p]` in seat p, deal k's bots seeded
@@ -74,8 +95,8 @@ def play_to_target(game_string: str, start: MatchStart, specs, seeds,
 def match_duel(game_string: str, spec_a: str, spec_b: str, starts: list[MatchStart],
                seed: int) -> DuelSummary:
     """Bot A against bot B from every start, both seatings (see the module docstring)."""
-    if len(starts) < 2:
-        raise ValueError(f"{len(starts)} starts: a confidence interval needs at least 2")
+    if not starts:
+        raise ValueError("no starts: a duel needs at least one")
     num_cards = pyspiel.load_game(game_string).max_chance_outcomes()
     wins = []
     for start, start_seed in zip(starts, np.random.SeedSequence(seed).spawn(len(starts))):
@@ -90,4 +111,4 @@ def match_duel(game_string: str, spec_a: str, spec_b: str, starts: list[MatchSta
                     for w, seat in ((a_first, 0), (a_second, 1)))
         wins.append(score / 2.0)
     return DuelSummary(game_string, spec_a, spec_b, len(starts), seed,
-                       *confidence_interval(wins), tuple(wins))
+                       *share_interval(wins), tuple(wins))
