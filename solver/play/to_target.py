@@ -8,9 +8,9 @@ A's mean number of matches won over its two runs (1, 1/2 or 0); the summary is t
 a 95% confidence interval, `share_interval`: the Agresti-Coull interval (A. Agresti and B. A.
 Coull, "Approximate is better than 'exact' for interval estimation of binomial proportions",
 The American Statistician 52(2), 1998) with the sample variance of the shares in place of the
-binomial one, so that a sample in which every start scores the same still gets an interval. Each deal is a game of `game_string` with the
-match's scores and dealer as its parameters, and its bots are made afresh (seeded by the
-start's seed sequence), as in a single-deal match.
+binomial one, so that a sample in which every start scores the same still gets an interval.
+Each deal is a game of `game_string` with the match's scores and dealer as its parameters, and
+its bots are made afresh (seeded by the start's seed sequence), as in a single-deal match.
 """
 from __future__ import annotations
 
